@@ -1,0 +1,237 @@
+/* aos: asynchronous one-sided communication and synchronization.
+ *
+ * A PE (one process, numbered 0..aos_n_pes()-1) publishes parts of its memory;
+ * other PEs put, get and wait on that memory without the owner taking part.
+ *
+ * Conventions of every call in this header
+ *  - Returns 0 (AOS_OK) or a negative AOS_ERR_* code (include/aos/status.h);
+ *    aos_strerror() turns it into text.
+ *  - Arguments are checked on every call: PE numbers, bounds against the
+ *    segment, NULL buffers with a non-zero length, protocols, alignment.
+ *  - Output parameters are written only when the call succeeds.
+ *  - A length of 0 is a valid no-op transfer; its buffers may be NULL.
+ *
+ * Completion
+ *  - Data operations take an optional event. With ev == NULL the call returns
+ *    when the operation is complete: a put's data is visible at the target, a
+ *    get's data is in the local buffer. With an event the call may return
+ *    before completion; the event counts completions, so several operations
+ *    may share one, and aos_event_wait() returns when all of them are done.
+ *
+ * Ordering guarantees (each is tested in tests/mp/)
+ *  - A blocking operation is complete before the next operation starts.
+ *  - aos_fence(pe): operations to pe issued before the fence are visible at
+ *    pe before any issued after it.
+ *  - aos_quiet(): every operation this PE issued before the call is complete.
+ *  - Two gets from one segment are performed in program order.
+ *  - Without a fence, quiet or event wait, non-blocking puts to one target
+ *    may become visible in any order.
+ *
+ * Waiting: every blocking call spins briefly, then yields the CPU, then sleeps
+ * in the kernel until a writer wakes it, so jobs with more PEs than cores
+ * finish. The thresholds are AOS_SPIN_COUNT, AOS_YIELD_COUNT, AOS_SLEEP_US. */
+#ifndef AOS_H
+#define AOS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aos/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library is built with hidden visibility; what this header declares is
+ * its public ABI. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+#define AOS_VERSION_MAJOR 0
+#define AOS_VERSION_MINOR 1
+#define AOS_VERSION_PATCH 0
+
+/* ---- runtime ----------------------------------------------------------- */
+
+/* Starts aos. Under `aosrun -n N` the program becomes one of N PEs; started
+ * directly it runs as the only PE. Collective: every PE calls it. */
+int aos_init(void);
+/* Waits for every PE (a barrier), then releases everything aos holds. */
+int aos_finalize(void);
+/* 1 between a successful aos_init and aos_finalize, else 0. */
+int aos_initialized(void);
+
+const char *aos_strerror(int status);
+const char *aos_version_string(void);
+
+/* My PE number and the number of PEs; -1 before aos_init. */
+int aos_my_pe(void);
+int aos_n_pes(void);
+
+/* The PEs that share my node (same machine, reachable by load/store) and my
+ * cluster (same last-level cache), in increasing order. Writes at most `max`
+ * entries into pes and the full count into *count. */
+int aos_node_pes(int *pes, int max, int *count);
+int aos_cluster_pes(int *pes, int max, int *count);
+
+/* ---- events ------------------------------------------------------------- */
+
+typedef struct aos_event aos_event_t;
+
+int aos_event_create(aos_event_t **ev);
+int aos_event_destroy(aos_event_t *ev);
+/* Blocks until every operation attached to ev has completed. */
+int aos_event_wait(aos_event_t *ev);
+/* *done = 1 when every attached operation has completed, else 0. */
+int aos_event_test(aos_event_t *ev, int *done);
+/* Completed operations since creation (monotonic). */
+int aos_event_count(aos_event_t *ev, uint64_t *completed);
+int aos_event_wait_all(aos_event_t *const *evs, size_t n);
+/* Waits until one of evs is complete and writes its index into *index. */
+int aos_event_wait_any(aos_event_t *const *evs, size_t n, size_t *index);
+
+/* ---- segments ---------------------------------------------------------- */
+
+typedef struct aos_seg aos_seg_t;
+
+/* Protocols a segment admits; accesses of another kind get AOS_ERR_PROTOCOL. */
+#define AOS_PROTO_RMA       0x1u  /* put / get */
+#define AOS_PROTO_ATOMIC    0x2u  /* remote atomics (issue 3) */
+#define AOS_PROTO_QUEUE     0x4u  /* remote queue (issue 3) */
+#define AOS_PROTO_NOTIFY    0x8u  /* notified access (issue 3) */
+#define AOS_PROTO_LOADSTORE 0x10u /* direct pointers from on-node peers */
+#define AOS_PROTO_ALL       0x1fu
+
+/* Creates a zero-filled segment of `size` bytes owned by me under `key`
+ * (unique among my live segments). */
+int aos_seg_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg);
+/* Publishes `size` bytes of my existing memory at `buf`. The buffer keeps its
+ * address and contents; it must stay allocated until aos_seg_destroy. The
+ * pages holding it become shared memory, so two such segments may not share a
+ * page (AOS_ERR_OVERLAP); buffers in symmetric memory may overlap freely. */
+int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols,
+                        aos_seg_t **seg);
+/* Any PE obtains a handle to owner's segment `key`; the owner does nothing.
+ * AOS_ERR_NO_KEY when the owner has no live segment with that key. */
+int aos_seg_attach(int owner, uint64_t key, aos_seg_t **seg);
+/* Releases an attached handle (the segment lives on). */
+int aos_seg_detach(aos_seg_t *seg);
+/* Owner only: removes the segment; other PEs' handles then fail with
+ * AOS_ERR_DESTROYED. A segment made from a buffer leaves the buffer private
+ * again with its current contents. */
+int aos_seg_destroy(aos_seg_t *seg);
+
+int aos_seg_size(const aos_seg_t *seg, size_t *size);
+int aos_seg_owner(const aos_seg_t *seg, int *owner);
+/* Load/store protocol: a pointer through which this PE reads and writes the
+ * segment's memory at `offset` directly. AOS_ERR_NOT_LOCAL for a peer off
+ * the node. */
+int aos_seg_ptr(const aos_seg_t *seg, size_t offset, void **ptr);
+
+/* ---- symmetric memory ---------------------------------------------------- */
+
+/* Collective: every PE calls them in the same order with the same arguments;
+ * the result has the same offset in every PE's symmetric heap. The heap is a
+ * sparse reservation of AOS_HEAP_SIZE bytes; only touched pages cost memory.
+ * On failure they return NULL on every PE. Memory from aos_malloc is not
+ * initialised; aos_calloc zero-fills. */
+void *aos_malloc(size_t size);
+void *aos_calloc(size_t count, size_t size);
+void *aos_align(size_t alignment, size_t size);
+void *aos_realloc(void *ptr, size_t size);
+void aos_free(void *ptr);
+
+/* Symmetric addresses are aos_malloc'd memory and the program's global and
+ * static variables. *remote = the address `addr` names on `pe`, as a pointer
+ * usable by load/store on this PE; AOS_ERR_NOT_LOCAL when pe is off-node. */
+int aos_sym_ptr(const void *addr, int pe, void **remote);
+/* 1 when addr is symmetric, else 0. */
+int aos_sym_accessible(const void *addr);
+
+/* ---- put and get ---------------------------------------------------------- */
+
+/* Contiguous transfers into and out of a segment at `offset`. */
+int aos_put(aos_seg_t *seg, size_t offset, const void *src, size_t len, aos_event_t *ev);
+int aos_get(void *dst, aos_seg_t *seg, size_t offset, size_t len, aos_event_t *ev);
+
+/* The same on symmetric addresses: dest/src name memory on `pe`. */
+int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev);
+int aos_getmem(int pe, void *dst, const void *src, size_t len, aos_event_t *ev);
+
+/* Geometry transfers, zero-copy: a block of count[1] planes of count[0] rows
+ * of `run` contiguous bytes. Row r of plane p starts at
+ *     base + p * stride[1] + r * stride[0]
+ * with independent strides on the local and the remote side. A 1D strided
+ * transfer is count = {n, 1}; a 2D block count = {rows, 1}; 3D {rows, planes}.
+ * Strides may be smaller than run only when rows do not overlap on the
+ * destination side (AOS_ERR_OVERLAP). */
+typedef struct aos_block {
+    size_t run;              /* contiguous bytes per row */
+    size_t count[2];         /* rows per plane, planes */
+    size_t local_stride[2];  /* bytes between rows, between planes (local) */
+    size_t remote_stride[2]; /* bytes between rows, between planes (remote) */
+} aos_block_t;
+
+int aos_put_block(aos_seg_t *seg, size_t offset, const void *src, const aos_block_t *b,
+                  aos_event_t *ev);
+int aos_get_block(void *dst, aos_seg_t *seg, size_t offset, const aos_block_t *b,
+                  aos_event_t *ev);
+int aos_putmem_block(int pe, void *dest, const void *src, const aos_block_t *b,
+                     aos_event_t *ev);
+int aos_getmem_block(int pe, void *dst, const void *src, const aos_block_t *b,
+                     aos_event_t *ev);
+
+/* Orders my earlier operations to pe before my later ones. */
+int aos_fence(int pe);
+/* Completes every operation I have issued. */
+int aos_quiet(void);
+/* Collective over all PEs: nobody leaves before everybody has arrived, and
+ * every PE's operations issued before the barrier are complete after it. */
+int aos_barrier_all(void);
+
+/* ---- waiting on local memory ------------------------------------------------ */
+
+typedef enum aos_cmp {
+    AOS_CMP_EQ = 0,
+    AOS_CMP_NE,
+    AOS_CMP_GT,
+    AOS_CMP_GE,
+    AOS_CMP_LT,
+    AOS_CMP_LE
+} aos_cmp_t;
+
+/* Waits until (*addr cmp value) holds; addr must be naturally aligned.
+ * The word is read with acquire ordering, so data put before the write that
+ * satisfied the condition is visible when the call returns. */
+int aos_wait_until_u32(const uint32_t *addr, aos_cmp_t cmp, uint32_t value);
+int aos_wait_until_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value);
+int aos_wait_until_i32(const int32_t *addr, aos_cmp_t cmp, int32_t value);
+int aos_wait_until_i64(const int64_t *addr, aos_cmp_t cmp, int64_t value);
+/* As above but gives up after timeout_ns nanoseconds with AOS_ERR_TIMEOUT. */
+int aos_wait_until_timed_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value,
+                             uint64_t timeout_ns);
+/* *met = 1 when the condition holds now, else 0. */
+int aos_test_u32(const uint32_t *addr, aos_cmp_t cmp, uint32_t value, int *met);
+int aos_test_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value, int *met);
+
+/* ---- configuration -------------------------------------------------------- */
+
+/* Walks the table of AOS_* environment variables: for each, its name, the
+ * value in effect (as text), its default and what it means. Callable before
+ * aos_init (values are then parsed from the environment on the spot).
+ * Returns the first error a value has, after visiting every variable. */
+typedef void (*aos_config_visit_fn)(const char *name, const char *value,
+                                    const char *default_value, const char *meaning,
+                                    void *arg);
+int aos_config_visit(aos_config_visit_fn fn, void *arg);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,27 @@
+/* The one atomics header. Every operation is named by its memory order, so a
+ * reader sees the ordering at the call site. Implemented with the GCC/Clang
+ * __atomic builtins so that they apply to plain integers in shared memory and
+ * to user words (wait_until) alike. Callers comment what each acquire or
+ * release pairs with and why each relaxed access is enough. */
+#ifndef AOS_ARCH_ATOMICS_H
+#define AOS_ARCH_ATOMICS_H
+
+#define aos__load_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define aos__load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define aos__load_seq_cst(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+
+#define aos__store_relaxed(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define aos__store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define aos__store_seq_cst(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+
+#define aos__fetch_add_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define aos__fetch_add_release(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELEASE)
+#define aos__fetch_add_acq_rel(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
+#define aos__fetch_add_seq_cst(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+#define aos__fetch_sub_seq_cst(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST)
+
+#define aos__fence_acquire() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define aos__fence_release() __atomic_thread_fence(__ATOMIC_RELEASE)
+#define aos__fence_seq_cst() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+#endif

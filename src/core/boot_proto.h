@@ -1,0 +1,38 @@
+/* Wire format between aosrun and its PEs over the socketpair whose fd aosrun
+ * passes in AOS_BOOT_FD. Shared by src/core/bootstrap.c and tools/aosrun.
+ *
+ *  PE -> aosrun: one aos__boot_hello carrying the PE's arena memfd (SCM_RIGHTS).
+ *  PE -> aosrun: at aos_finalize, a hello with arena_size 0 ("bye"), so that
+ *                aosrun can tell a PE that exits without finalizing.
+ *  aosrun -> PE: npes aos__boot_peer messages, in rank order, each carrying
+ *                that peer's arena memfd. The launcher sends them only when
+ *                every PE has said hello. */
+#ifndef AOS_CORE_BOOT_PROTO_H
+#define AOS_CORE_BOOT_PROTO_H
+
+#include <stdint.h>
+
+#define AOS__BOOT_MAGIC 0x616f73424f4f5431ull /* "aosBOOT1" */
+
+struct aos__boot_hello {
+    uint64_t magic;
+    uint32_t rank;
+    uint32_t pid;
+    uint64_t arena_size;
+    uint64_t static_len;
+    uint64_t heap_off;
+    uint64_t heap_size;
+};
+
+struct aos__boot_peer {
+    struct aos__boot_hello hello; /* as the peer sent it */
+    int32_t cluster;              /* last-level-cache domain aosrun bound it to, -1 unknown */
+    int32_t node;
+};
+
+/* Environment variables aosrun sets for each PE. */
+#define AOS__ENV_BOOT_FD "AOS_BOOT_FD"
+#define AOS__ENV_RANK "AOS_RANK"
+#define AOS__ENV_NPES "AOS_NPES"
+
+#endif

@@ -1,0 +1,126 @@
+#include "core/bootstrap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/boot_proto.h"
+#include "core/config.h"
+#include "core/fdpass.h"
+
+static int env_int(const char *name, long lo, long hi, long *out)
+{
+    const char *s = getenv(name);
+    if (s == NULL)
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || end == s || v < lo || v > hi) {
+        fprintf(stderr, "aos: %s='%s' set by the launcher is not valid\n", name, s);
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
+int aos__bootstrap_identify(struct aos__runtime *rt)
+{
+    long rank = 0, npes = 1, fd = -1;
+    int have_fd = env_int(AOS__ENV_BOOT_FD, 0, 1 << 20, &fd);
+    if (have_fd < 0)
+        return AOS_ERR_BOOTSTRAP;
+    if (have_fd == 0) {
+        rt->me = 0;
+        rt->npes = 1;
+        rt->boot_fd = -1;
+        return AOS_OK;
+    }
+    if (env_int(AOS__ENV_NPES, 1, 1 << 20, &npes) != 1 ||
+        env_int(AOS__ENV_RANK, 0, npes - 1, &rank) != 1)
+        return AOS_ERR_BOOTSTRAP;
+    rt->me = (int)rank;
+    rt->npes = (int)npes;
+    rt->boot_fd = (int)fd;
+    return AOS_OK;
+}
+
+static struct aos__boot_hello my_hello(const struct aos__runtime *rt)
+{
+    return (struct aos__boot_hello){.magic = AOS__BOOT_MAGIC,
+                                    .rank = (uint32_t)rt->me,
+                                    .pid = (uint32_t)getpid(),
+                                    .arena_size = rt->arena_size,
+                                    .static_len = rt->static_len,
+                                    .heap_off = rt->heap_off,
+                                    .heap_size = rt->heap_size};
+}
+
+int aos__bootstrap_exchange(struct aos__runtime *rt, int *peer_fds)
+{
+    for (int pe = 0; pe < rt->npes; pe++)
+        peer_fds[pe] = -1;
+    struct aos__boot_hello mine = my_hello(rt);
+    if (rt->boot_fd < 0) {
+        rt->peers[0].pid = (pid_t)mine.pid;
+        rt->peers[0].cluster = 0;
+        rt->peers[0].node = 0;
+        return AOS_OK;
+    }
+    if (aos__send_with_fd(rt->boot_fd, &mine, sizeof mine, rt->arena_fd) != 0) {
+        fprintf(stderr, "aos: PE %d: cannot reach aosrun: %s\n", rt->me, strerror(errno));
+        return AOS_ERR_BOOTSTRAP;
+    }
+    int rc = AOS_OK;
+    for (int pe = 0; pe < rt->npes; pe++) {
+        struct aos__boot_peer peer;
+        int fd = -1;
+        if (aos__recv_with_fd(rt->boot_fd, &peer, sizeof peer, &fd) != 0) {
+            fprintf(stderr, "aos: PE %d: bootstrap with aosrun failed: %s\n", rt->me,
+                    strerror(errno));
+            rc = AOS_ERR_BOOTSTRAP;
+            break;
+        }
+        const struct aos__boot_hello *h = &peer.hello;
+        if (h->magic != AOS__BOOT_MAGIC || h->rank != (uint32_t)pe || fd < 0) {
+            rc = AOS_ERR_BOOTSTRAP;
+        } else if (h->arena_size != mine.arena_size || h->static_len != mine.static_len ||
+                   h->heap_off != mine.heap_off || h->heap_size != mine.heap_size) {
+            fprintf(stderr,
+                    "aos: PE %d and PE %d disagree on the memory layout (different "
+                    "programs or AOS_HEAP_SIZE/AOS_SEGMENT_SPACE values)\n",
+                    rt->me, pe);
+            rc = AOS_ERR_BOOTSTRAP;
+        }
+        rt->peers[pe].pid = (pid_t)h->pid;
+        rt->peers[pe].cluster = peer.cluster;
+        rt->peers[pe].node = peer.node;
+        if (pe == rt->me) {
+            if (fd >= 0)
+                close(fd);
+        } else {
+            peer_fds[pe] = fd;
+        }
+        if (rc != AOS_OK)
+            break;
+    }
+    if (rc != AOS_OK) {
+        for (int pe = 0; pe < rt->npes; pe++) {
+            if (peer_fds[pe] >= 0)
+                close(peer_fds[pe]);
+            peer_fds[pe] = -1;
+        }
+    }
+    return rc;
+}
+
+void aos__bootstrap_bye(struct aos__runtime *rt)
+{
+    if (rt->boot_fd < 0)
+        return;
+    struct aos__boot_hello bye = my_hello(rt);
+    bye.arena_size = 0; /* a hello with no arena is the goodbye */
+    (void)aos__send_with_fd(rt->boot_fd, &bye, sizeof bye, -1);
+}

@@ -1,0 +1,19 @@
+#ifndef AOS_CORE_BOOTSTRAP_H
+#define AOS_CORE_BOOTSTRAP_H
+
+#include "core/runtime.h"
+
+/* Reads AOS_RANK/AOS_NPES/AOS_BOOT_FD set by aosrun into rt (me, npes,
+ * boot_fd); without them this process is PE 0 of 1. */
+int aos__bootstrap_identify(struct aos__runtime *rt);
+
+/* Sends my arena (rt->arena_fd) and layout to aosrun and receives every
+ * PE's. On success peer_fds[pe] is pe's arena memfd (-1 for me) and
+ * rt->peers[].pid/cluster/node are set. A peer whose layout differs from
+ * mine (another executable, other AOS_HEAP_SIZE) is AOS_ERR_BOOTSTRAP. */
+int aos__bootstrap_exchange(struct aos__runtime *rt, int *peer_fds);
+
+/* Tells aosrun this PE finalized (so its exit is not a failure). */
+void aos__bootstrap_bye(struct aos__runtime *rt);
+
+#endif

@@ -1,0 +1,43 @@
+/* The table of AOS_* environment variables. One row drives parsing, defaults,
+ * validation (a bad value is an error naming the variable) and aos-info. */
+#ifndef AOS_CORE_CONFIG_H
+#define AOS_CORE_CONFIG_H
+
+#include <stdint.h>
+
+/* X(field, variable, kind, default, minimum, meaning); kind is SIZE (bytes,
+ * with an optional K/M/G/T suffix), UINT or BOOL (0/1/yes/no/true/false). */
+#define AOS__CONFIG_TABLE(X)                                                               \
+    X(heap_size, "AOS_HEAP_SIZE", SIZE, "32G", 1u << 20,                                   \
+      "address space reserved for each PE's symmetric heap; sparse, so only pages "        \
+      "touched use memory")                                                                \
+    X(segment_space, "AOS_SEGMENT_SPACE", SIZE, "32G", 1u << 20,                           \
+      "address space reserved for the segments each PE creates with aos_seg_create")       \
+    X(spin_count, "AOS_SPIN_COUNT", UINT, "2000", 0,                                       \
+      "polls of a waited-on word before a waiter starts yielding the CPU")                 \
+    X(yield_count, "AOS_YIELD_COUNT", UINT, "20", 0,                                       \
+      "sched_yield calls before a waiter sleeps in the kernel until a writer wakes it")    \
+    X(sleep_us, "AOS_SLEEP_US", UINT, "2000", 1,                                           \
+      "longest single kernel sleep of a waiter before it looks again (writers normally "   \
+      "wake it sooner)")                                                                   \
+    X(symmetric_static, "AOS_SYMMETRIC_STATIC", BOOL, "1", 0,                              \
+      "make the program's global and static variables remotely accessible by address")    \
+    X(debug, "AOS_DEBUG", BOOL, "0", 0, "print start-up diagnostics to stderr")
+
+struct aos__config {
+#define AOS__CONFIG_FIELD(field, var, kind, def, min, meaning) uint64_t field;
+    AOS__CONFIG_TABLE(AOS__CONFIG_FIELD)
+#undef AOS__CONFIG_FIELD
+};
+
+/* Parses every variable (defaults for unset ones). On a bad value prints
+ * "aos: AOS_X=...: why" to stderr and returns AOS_ERR_CONFIG; *out is
+ * written only on success. */
+int aos__config_load(struct aos__config *out);
+
+/* Parses text as the given kind; 0 on success. Exposed for unit tests. */
+int aos__config_parse_size(const char *text, uint64_t *out);
+int aos__config_parse_uint(const char *text, uint64_t *out);
+int aos__config_parse_bool(const char *text, uint64_t *out);
+
+#endif

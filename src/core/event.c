@@ -1,0 +1,140 @@
+#include "core/event.h"
+
+#include <stdlib.h>
+
+#include "core/runtime.h"
+#include "core/wait.h"
+
+#define CHECK_EVENT(ev)                                                                    \
+    do {                                                                                   \
+        if ((ev) == NULL)                                                                  \
+            return AOS_ERR_NULL;                                                           \
+        if ((ev)->magic != AOS__EVENT_MAGIC)                                               \
+            return AOS_ERR_INVALID;                                                        \
+    } while (0)
+
+int aos_event_create(aos_event_t **ev)
+{
+    if (ev == NULL)
+        return AOS_ERR_NULL;
+    aos_event_t *e = calloc(1, sizeof *e);
+    if (e == NULL)
+        return AOS_ERR_NO_MEMORY;
+    e->magic = AOS__EVENT_MAGIC;
+    *ev = e;
+    return AOS_OK;
+}
+
+int aos_event_destroy(aos_event_t *ev)
+{
+    if (ev == NULL)
+        return AOS_OK;
+    CHECK_EVENT(ev);
+    if (!aos__event_is_complete(ev))
+        return AOS_ERR_AGAIN;
+    ev->magic = 0;
+    free(ev);
+    return AOS_OK;
+}
+
+static int event_ready(const void *ctx)
+{
+    return aos__event_is_complete(ctx);
+}
+
+int aos_event_wait(aos_event_t *ev)
+{
+    CHECK_EVENT(ev);
+    if (!aos__rt.initialized)
+        return aos__event_is_complete(ev) ? AOS_OK : AOS_ERR_NOT_INITIALIZED;
+    return aos__wait(event_ready, ev, AOS__FOREVER);
+}
+
+int aos_event_test(aos_event_t *ev, int *done)
+{
+    CHECK_EVENT(ev);
+    if (done == NULL)
+        return AOS_ERR_NULL;
+    if (aos__rt.initialized)
+        aos__rt.tp->progress();
+    *done = aos__event_is_complete(ev);
+    return AOS_OK;
+}
+
+int aos_event_count(aos_event_t *ev, uint64_t *completed)
+{
+    CHECK_EVENT(ev);
+    if (completed == NULL)
+        return AOS_ERR_NULL;
+    *completed = aos__load_acquire(&ev->completed); /* pairs with aos__event_complete */
+    return AOS_OK;
+}
+
+struct event_set {
+    aos_event_t *const *evs;
+    size_t n;
+    size_t first; /* index of a complete event, set by any_ready */
+};
+
+static int check_set(aos_event_t *const *evs, size_t n)
+{
+    if (evs == NULL && n != 0)
+        return AOS_ERR_NULL;
+    for (size_t i = 0; i < n; i++)
+        CHECK_EVENT(evs[i]);
+    return AOS_OK;
+}
+
+static int all_ready(const void *ctx)
+{
+    const struct event_set *s = ctx;
+    for (size_t i = 0; i < s->n; i++)
+        if (!aos__event_is_complete(s->evs[i]))
+            return 0;
+    return 1;
+}
+
+static int any_ready(const void *ctx)
+{
+    struct event_set *s = (struct event_set *)ctx;
+    for (size_t i = 0; i < s->n; i++) {
+        if (aos__event_is_complete(s->evs[i])) {
+            s->first = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int aos_event_wait_all(aos_event_t *const *evs, size_t n)
+{
+    int rc = check_set(evs, n);
+    if (rc != AOS_OK)
+        return rc;
+    struct event_set s = {.evs = evs, .n = n};
+    if (!aos__rt.initialized)
+        return all_ready(&s) ? AOS_OK : AOS_ERR_NOT_INITIALIZED;
+    return aos__wait(all_ready, &s, AOS__FOREVER);
+}
+
+int aos_event_wait_any(aos_event_t *const *evs, size_t n, size_t *index)
+{
+    if (index == NULL)
+        return AOS_ERR_NULL;
+    if (n == 0)
+        return AOS_ERR_INVALID; /* nothing could ever complete */
+    int rc = check_set(evs, n);
+    if (rc != AOS_OK)
+        return rc;
+    struct event_set s = {.evs = evs, .n = n};
+    if (!aos__rt.initialized) {
+        if (!any_ready(&s))
+            return AOS_ERR_NOT_INITIALIZED;
+    } else {
+        rc = aos__wait(any_ready, &s, AOS__FOREVER);
+        if (rc != AOS_OK)
+            return rc;
+    }
+    *index = s.first;
+    return AOS_OK;
+}

@@ -1,0 +1,39 @@
+/* Counting completion events. `posted` counts operations attached to the
+ * event, `completed` those finished; the event is complete when they match. */
+#ifndef AOS_CORE_EVENT_H
+#define AOS_CORE_EVENT_H
+
+#include <stdint.h>
+
+#include "aos.h"
+#include "arch/atomics.h"
+
+#define AOS__EVENT_MAGIC 0x61657674u
+
+struct aos_event {
+    uint32_t magic;
+    uint64_t posted;
+    uint64_t completed;
+};
+
+/* The thread that issues operations is the only writer of posted: relaxed. */
+static inline void aos__event_post(aos_event_t *ev)
+{
+    aos__fetch_add_relaxed(&ev->posted, 1);
+}
+
+/* Release: the operation's effects (a get's data in the local buffer) are
+ * visible to whoever observes the count with the acquire in
+ * aos__event_is_complete. */
+static inline void aos__event_complete(aos_event_t *ev)
+{
+    aos__fetch_add_release(&ev->completed, 1);
+}
+
+static inline int aos__event_is_complete(const aos_event_t *ev)
+{
+    uint64_t done = aos__load_acquire(&ev->completed); /* pairs with aos__event_complete */
+    return done == aos__load_relaxed(&ev->posted);     /* only the issuing thread posts */
+}
+
+#endif

@@ -1,0 +1,14 @@
+/* Sending and receiving one message with at most one file descriptor over a
+ * Unix socket (SCM_RIGHTS). Used by the bootstrap on both sides. */
+#ifndef AOS_CORE_FDPASS_H
+#define AOS_CORE_FDPASS_H
+
+#include <stddef.h>
+
+/* Returns 0 or -1 with errno set. fd < 0 sends no descriptor. */
+int aos__send_with_fd(int sock, const void *buf, size_t len, int fd);
+/* Receives exactly len bytes; *fd is the descriptor received or -1.
+ * Returns 0, or -1 with errno set (ECONNRESET when the peer closed). */
+int aos__recv_with_fd(int sock, void *buf, size_t len, int *fd);
+
+#endif

@@ -1,0 +1,74 @@
+/* The shared layout of one PE's arena: a single memfd of `arena_size` bytes
+ * that every PE on the node maps. Offsets into it are how the core names
+ * remote memory ("arena offsets"); the transport turns them into addresses.
+ *
+ *   [0, AOS__HEADER_SIZE)            header below: doorbell, barrier flags,
+ *                                    segment directory
+ *   [static_off, +static_len)        copy of the program's writable data
+ *   [heap_off, +heap_size)           symmetric heap (same offsets on all PEs)
+ *   [segspace_off, +segment_space)   memory of aos_seg_create segments
+ *
+ * Everything but the header is sparse: untouched pages cost nothing. */
+#ifndef AOS_CORE_LAYOUT_H
+#define AOS_CORE_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AOS__ARENA_MAGIC 0x616f7341524e4131ull /* "aosARNA1" */
+#define AOS__MAX_SEGMENTS 1024
+#define AOS__MAX_BARRIER_ROUNDS 32 /* ceil(log2(npes)) rounds of dissemination */
+#define AOS__LINE 64
+#define AOS__HEADER_SIZE (128u * 1024u)
+
+/* One directory entry. `state` is even while the slot is free and odd while
+ * a segment lives in it; the owner increments it on every change, so a stale
+ * handle (a different state) is detected. The owner writes key/offset/size/
+ * protocols only while the state is even and then publishes with a release
+ * store of the odd state; attach reads state with acquire. */
+struct aos__seg_entry {
+    uint64_t state;
+    uint64_t key;
+    uint64_t offset;
+    uint64_t size;
+    uint32_t protocols;
+    uint32_t reserved0;
+    uint64_t reserved[3];
+};
+_Static_assert(sizeof(struct aos__seg_entry) == AOS__LINE, "one entry per cache line");
+
+/* A 64-bit word alone on its cache line, so that writers of different words
+ * do not contend. */
+struct aos__line_word {
+    uint64_t value;
+    uint64_t pad[AOS__LINE / 8 - 1];
+};
+_Static_assert(sizeof(struct aos__line_word) == AOS__LINE, "line word is one line");
+
+struct aos__arena_header {
+    uint64_t magic;
+    uint64_t arena_size;
+    uint32_t rank;
+    uint32_t pid;
+    uint64_t pad0[AOS__LINE / 8 - 3];
+    /* Futex word that writers bump to wake this PE's sleeping waiters. */
+    uint32_t doorbell;
+    uint32_t pad1[AOS__LINE / 4 - 1];
+    /* Number of this PE's threads sleeping (or about to) on the doorbell. */
+    uint32_t sleepers;
+    uint32_t pad2[AOS__LINE / 4 - 1];
+    /* Dissemination barrier: round r's partner stores the barrier epoch here. */
+    struct aos__line_word barrier[AOS__MAX_BARRIER_ROUNDS];
+    struct aos__seg_entry segments[AOS__MAX_SEGMENTS];
+};
+_Static_assert(offsetof(struct aos__arena_header, doorbell) == 1 * AOS__LINE, "doorbell line");
+_Static_assert(offsetof(struct aos__arena_header, sleepers) == 2 * AOS__LINE, "sleepers line");
+_Static_assert(offsetof(struct aos__arena_header, barrier) == 3 * AOS__LINE, "barrier lines");
+_Static_assert(offsetof(struct aos__arena_header, segments) % AOS__LINE == 0, "aligned dir");
+_Static_assert(sizeof(struct aos__arena_header) <= AOS__HEADER_SIZE, "header fits");
+
+#define AOS__OFF_DOORBELL offsetof(struct aos__arena_header, doorbell)
+#define AOS__OFF_SLEEPERS offsetof(struct aos__arena_header, sleepers)
+#define AOS__OFF_BARRIER(r) (offsetof(struct aos__arena_header, barrier) + (size_t)(r) * AOS__LINE)
+
+#endif

@@ -1,0 +1,190 @@
+/* aos_init / aos_finalize and the queries about PEs. */
+#include "core/runtime.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/bootstrap.h"
+#include "mem/memory.h"
+
+struct aos__runtime aos__rt = {.me = -1, .npes = -1, .arena_fd = -1, .boot_fd = -1};
+
+#define AOS__STR2(x) #x
+#define AOS__STR(x) AOS__STR2(x)
+
+const char *aos_version_string(void)
+{
+    return AOS__STR(AOS_VERSION_MAJOR) "." AOS__STR(AOS_VERSION_MINOR) "." AOS__STR(
+        AOS_VERSION_PATCH);
+}
+
+void aos__debug(const char *fmt, ...)
+{
+    if (!aos__rt.cfg.debug)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "aos[%d]: %s\n", aos__rt.me, line);
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) & ~(a - 1);
+}
+
+/* Places header, static data, heap and segment space in the arena. */
+static void plan_layout(struct aos__runtime *rt, uint64_t static_len)
+{
+    const uint64_t big = 2u << 20; /* keep regions huge-page aligned */
+    rt->static_off = AOS__HEADER_SIZE;
+    rt->static_len = static_len;
+    rt->heap_off = align_up(rt->static_off + static_len, big);
+    rt->heap_size = align_up(rt->cfg.heap_size, big);
+    rt->segspace_off = rt->heap_off + rt->heap_size;
+    rt->segspace_size = align_up(rt->cfg.segment_space, big);
+    rt->arena_size = rt->segspace_off + rt->segspace_size;
+}
+
+int aos_init(void)
+{
+    struct aos__runtime *rt = &aos__rt;
+    if (rt->initialized)
+        return AOS_ERR_ALREADY_INITIALIZED;
+    int rc = aos__config_load(&rt->cfg);
+    if (rc != AOS_OK)
+        return rc;
+    rc = aos__bootstrap_identify(rt);
+    if (rc != AOS_OK)
+        return rc;
+    rt->page_size = (size_t)sysconf(_SC_PAGESIZE);
+    rt->tp = &aos__transport_shm;
+    rt->barrier_epoch = 0;
+    rt->remaps = NULL;
+
+    uintptr_t static_lo = 0;
+    uint64_t static_len = 0;
+    if (rt->cfg.symmetric_static)
+        aos__static_data_range(&static_lo, &static_len);
+    rt->static_lo = static_lo;
+    plan_layout(rt, static_len);
+
+    rt->peers = calloc((size_t)rt->npes, sizeof *rt->peers);
+    if (rt->peers == NULL) {
+        rc = AOS_ERR_NO_MEMORY;
+        goto fail_boot;
+    }
+    rc = rt->tp->start(rt);
+    if (rc != AOS_OK)
+        goto fail_peers;
+    rc = aos__memory_start(rt);
+    if (rc != AOS_OK)
+        goto fail_transport;
+    rt->initialized = 1;
+    /* Nobody touches a peer's memory before every PE has set its up. */
+    rc = aos_barrier_all();
+    if (rc != AOS_OK)
+        goto fail_memory;
+    aos__debug("up: %d PEs, arena %llu MiB reserved, static data %llu KiB, transport %s",
+               rt->npes, (unsigned long long)(rt->arena_size >> 20),
+               (unsigned long long)(static_len >> 10), rt->tp->name);
+    return AOS_OK;
+
+fail_memory:
+    rt->initialized = 0;
+    aos__memory_stop(rt);
+fail_transport:
+    rt->tp->stop(rt);
+fail_peers:
+    free(rt->peers);
+    rt->peers = NULL;
+fail_boot:
+    if (rt->boot_fd >= 0)
+        close(rt->boot_fd);
+    rt->boot_fd = -1;
+    rt->me = rt->npes = -1;
+    return rc;
+}
+
+int aos_finalize(void)
+{
+    struct aos__runtime *rt = &aos__rt;
+    AOS__CHECK_INIT();
+    /* Everyone is done with everyone's memory before anything is unmapped. */
+    int rc = aos_quiet();
+    int brc = aos_barrier_all();
+    if (rc == AOS_OK)
+        rc = brc;
+    rt->initialized = 0;
+    aos__memory_stop(rt);
+    rt->tp->stop(rt);
+    free(rt->peers);
+    rt->peers = NULL;
+    aos__bootstrap_bye(rt);
+    if (rt->boot_fd >= 0)
+        close(rt->boot_fd);
+    rt->boot_fd = -1;
+    rt->me = rt->npes = -1;
+    return rc;
+}
+
+int aos_initialized(void)
+{
+    return aos__rt.initialized;
+}
+
+int aos_my_pe(void)
+{
+    return aos__rt.initialized ? aos__rt.me : -1;
+}
+
+int aos_n_pes(void)
+{
+    return aos__rt.initialized ? aos__rt.npes : -1;
+}
+
+/* Lists the PEs for which same(me, pe) holds. */
+static int list_pes(int (*same)(int, int), int *pes, int max, int *count)
+{
+    AOS__CHECK_INIT();
+    if (count == NULL || (pes == NULL && max > 0))
+        return AOS_ERR_NULL;
+    if (max < 0)
+        return AOS_ERR_INVALID;
+    int n = 0;
+    for (int pe = 0; pe < aos__rt.npes; pe++) {
+        if (!same(aos__rt.me, pe))
+            continue;
+        if (n < max)
+            pes[n] = pe;
+        n++;
+    }
+    *count = n;
+    return AOS_OK;
+}
+
+static int same_node(int a, int b)
+{
+    return aos__rt.peers[a].node == aos__rt.peers[b].node;
+}
+
+static int same_cluster(int a, int b)
+{
+    const struct aos__peer *p = aos__rt.peers;
+    return same_node(a, b) && p[a].cluster == p[b].cluster;
+}
+
+int aos_node_pes(int *pes, int max, int *count)
+{
+    return list_pes(same_node, pes, max, count);
+}
+
+int aos_cluster_pes(int *pes, int max, int *count)
+{
+    return list_pes(same_cluster, pes, max, count);
+}

@@ -1,0 +1,75 @@
+/* Process-wide state of aos between aos_init and aos_finalize. */
+#ifndef AOS_CORE_RUNTIME_H
+#define AOS_CORE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "aos.h"
+#include "core/config.h"
+#include "core/layout.h"
+#include "mem/range_alloc.h"
+#include "transport/transport.h"
+
+struct aos__peer {
+    char *base;                        /* this PE's mapping of the peer's arena; NULL if off-node */
+    struct aos__arena_header *header;  /* == base */
+    int cluster;                       /* last-level-cache domain; -1 unknown */
+    int node;                          /* node index (0 on a single node) */
+    pid_t pid;
+};
+
+/* A buffer whose pages aos_seg_create_from moved into the arena. */
+struct aos__remap {
+    uintptr_t lo, hi;  /* page-aligned user range */
+    uint64_t arena_off;
+    struct aos__remap *next;
+};
+
+struct aos__runtime {
+    int initialized;
+    int me;
+    int npes;
+    struct aos__config cfg;
+    const struct aos__transport *tp;
+    struct aos__peer *peers;
+
+    /* Arena layout, identical on every PE (checked at bootstrap). */
+    uint64_t arena_size;
+    uint64_t static_off, static_len;
+    uintptr_t static_lo; /* address of the program's writable data (page aligned) */
+    uint64_t heap_off, heap_size;
+    uint64_t segspace_off, segspace_size;
+
+    int arena_fd;   /* my arena's memfd, kept to remap user buffers into it */
+    char *my_base;  /* == peers[me].base */
+    int boot_fd;    /* socket to aosrun, -1 when started alone */
+
+    struct aos__range_alloc heap;     /* symmetric heap, same calls on every PE */
+    struct aos__range_alloc segspace; /* owner-private segment memory */
+    struct aos__remap *remaps;
+
+    uint64_t barrier_epoch;
+    size_t page_size;
+};
+
+extern struct aos__runtime aos__rt;
+
+/* Returns AOS_ERR_NOT_INITIALIZED unless between init and finalize. */
+#define AOS__CHECK_INIT()                                                                  \
+    do {                                                                                   \
+        if (!aos__rt.initialized)                                                          \
+            return AOS_ERR_NOT_INITIALIZED;                                                \
+    } while (0)
+
+#define AOS__CHECK_PE(pe)                                                                  \
+    do {                                                                                   \
+        if ((pe) < 0 || (pe) >= aos__rt.npes)                                              \
+            return AOS_ERR_PE;                                                             \
+    } while (0)
+
+/* Prints "aos[pe]: message" to stderr when AOS_DEBUG=1. */
+void aos__debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,65 @@
+#include "core/wait.h"
+
+#include <sched.h>
+
+#include "arch/atomics.h"
+#include "arch/cpu.h"
+#include "arch/futex.h"
+#include "core/runtime.h"
+
+/* Sleep protocol, the waiter's half (the writer's half is ring_doorbell in
+ * transport/shm/shm.c):
+ *   waiter: sleepers++; fence; seq = doorbell; if ready: leave; futex_wait(seq)
+ *   writer: write data; fence; if sleepers: doorbell++; futex_wake
+ * With both fences seq_cst, either the writer sees sleepers > 0 and rings, or
+ * the waiter's ready() sees the data. A ring after `seq` was read makes
+ * futex_wait return at once. */
+static int sleep_until(aos__ready_fn ready, const void *ctx, uint64_t deadline)
+{
+    struct aos__arena_header *h = aos__rt.peers[aos__rt.me].header;
+    uint64_t slice = aos__rt.cfg.sleep_us * 1000u;
+    for (;;) {
+        aos__fetch_add_seq_cst(&h->sleepers, 1);
+        aos__fence_seq_cst(); /* pairs with the writer's fence in wake_now/flush */
+        uint32_t seq = aos__load_seq_cst(&h->doorbell);
+        if (ready(ctx)) {
+            aos__fetch_sub_seq_cst(&h->sleepers, 1);
+            return AOS_OK;
+        }
+        uint64_t now = aos__now_ns();
+        if (now >= deadline) {
+            aos__fetch_sub_seq_cst(&h->sleepers, 1);
+            return AOS_ERR_TIMEOUT;
+        }
+        uint64_t left = deadline - now;
+        aos__futex_wait(&h->doorbell, seq, left < slice ? left : slice);
+        aos__fetch_sub_seq_cst(&h->sleepers, 1);
+        if (ready(ctx))
+            return AOS_OK;
+    }
+}
+
+int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns)
+{
+    /* Our own deferred wakes first: the PE we wait for may be waiting on us. */
+    aos__rt.tp->progress();
+    if (ready(ctx))
+        return AOS_OK;
+    uint64_t start = aos__now_ns();
+    uint64_t deadline = timeout_ns == AOS__FOREVER || start + timeout_ns < start
+                            ? UINT64_MAX
+                            : start + timeout_ns;
+    for (uint64_t i = 0; i < aos__rt.cfg.spin_count; i++) {
+        aos__cpu_relax();
+        if (ready(ctx))
+            return AOS_OK;
+    }
+    for (uint64_t i = 0; i < aos__rt.cfg.yield_count; i++) {
+        sched_yield();
+        if (ready(ctx))
+            return AOS_OK;
+        if (aos__now_ns() >= deadline)
+            return AOS_ERR_TIMEOUT;
+    }
+    return sleep_until(ready, ctx, deadline);
+}

@@ -1,0 +1,16 @@
+/* The waiting engine every blocking call uses: spin, then yield, then sleep on
+ * this PE's doorbell until a writer rings it (see transport/shm/shm.c). */
+#ifndef AOS_CORE_WAIT_H
+#define AOS_CORE_WAIT_H
+
+#include <stdint.h>
+
+#define AOS__FOREVER UINT64_MAX
+
+/* Returns non-zero once the awaited condition holds. */
+typedef int (*aos__ready_fn)(const void *ctx);
+
+/* AOS_OK once ready(ctx) is true, AOS_ERR_TIMEOUT after timeout_ns. */
+int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns);
+
+#endif

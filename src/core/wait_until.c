@@ -1,0 +1,109 @@
+/* wait_until / test on local 32- and 64-bit words. */
+#include <stdbool.h>
+
+#include "arch/atomics.h"
+#include "core/runtime.h"
+#include "core/wait.h"
+
+struct word_wait {
+    const void *addr;
+    int width;     /* 32 or 64 */
+    int is_signed;
+    aos_cmp_t cmp;
+    uint64_t value;
+};
+
+#define AOS__COMPARE(a, cmp, b)                                                            \
+    ((cmp) == AOS_CMP_EQ   ? (a) == (b)                                                    \
+     : (cmp) == AOS_CMP_NE ? (a) != (b)                                                    \
+     : (cmp) == AOS_CMP_GT ? (a) > (b)                                                     \
+     : (cmp) == AOS_CMP_GE ? (a) >= (b)                                                    \
+     : (cmp) == AOS_CMP_LT ? (a) < (b)                                                     \
+                           : (a) <= (b))
+
+static int word_met(const void *ctx)
+{
+    const struct word_wait *w = ctx;
+    /* Acquire: pairs with the writer's release (signal_store) or with the
+     * fence that ends a blocking put, so data written before the word is
+     * visible to the caller once the condition holds. */
+    if (w->width == 32) {
+        uint32_t v = aos__load_acquire((const uint32_t *)w->addr);
+        if (w->is_signed)
+            return AOS__COMPARE((int32_t)v, w->cmp, (int32_t)(uint32_t)w->value);
+        return AOS__COMPARE(v, w->cmp, (uint32_t)w->value);
+    }
+    uint64_t v = aos__load_acquire((const uint64_t *)w->addr);
+    if (w->is_signed)
+        return AOS__COMPARE((int64_t)v, w->cmp, (int64_t)w->value);
+    return AOS__COMPARE(v, w->cmp, w->value);
+}
+
+static int check_word(const void *addr, int width, aos_cmp_t cmp)
+{
+    if (addr == NULL)
+        return AOS_ERR_NULL;
+    if (((uintptr_t)addr & (uintptr_t)(width / 8 - 1)) != 0)
+        return AOS_ERR_ALIGN;
+    if ((int)cmp < AOS_CMP_EQ || (int)cmp > AOS_CMP_LE)
+        return AOS_ERR_INVALID;
+    return AOS_OK;
+}
+
+static int wait_word(struct word_wait w, uint64_t timeout_ns)
+{
+    AOS__CHECK_INIT();
+    int rc = check_word(w.addr, w.width, w.cmp);
+    if (rc != AOS_OK)
+        return rc;
+    return aos__wait(word_met, &w, timeout_ns);
+}
+
+static int test_word(struct word_wait w, int *met)
+{
+    AOS__CHECK_INIT();
+    int rc = check_word(w.addr, w.width, w.cmp);
+    if (rc != AOS_OK)
+        return rc;
+    if (met == NULL)
+        return AOS_ERR_NULL;
+    aos__rt.tp->progress();
+    *met = word_met(&w);
+    return AOS_OK;
+}
+
+int aos_wait_until_u32(const uint32_t *addr, aos_cmp_t cmp, uint32_t value)
+{
+    return wait_word((struct word_wait){addr, 32, 0, cmp, value}, AOS__FOREVER);
+}
+
+int aos_wait_until_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value)
+{
+    return wait_word((struct word_wait){addr, 64, 0, cmp, value}, AOS__FOREVER);
+}
+
+int aos_wait_until_i32(const int32_t *addr, aos_cmp_t cmp, int32_t value)
+{
+    return wait_word((struct word_wait){addr, 32, 1, cmp, (uint32_t)value}, AOS__FOREVER);
+}
+
+int aos_wait_until_i64(const int64_t *addr, aos_cmp_t cmp, int64_t value)
+{
+    return wait_word((struct word_wait){addr, 64, 1, cmp, (uint64_t)value}, AOS__FOREVER);
+}
+
+int aos_wait_until_timed_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value,
+                             uint64_t timeout_ns)
+{
+    return wait_word((struct word_wait){addr, 64, 0, cmp, value}, timeout_ns);
+}
+
+int aos_test_u32(const uint32_t *addr, aos_cmp_t cmp, uint32_t value, int *met)
+{
+    return test_word((struct word_wait){addr, 32, 0, cmp, value}, met);
+}
+
+int aos_test_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value, int *met)
+{
+    return test_word((struct word_wait){addr, 64, 0, cmp, value}, met);
+}

@@ -1,0 +1,37 @@
+/* Symmetric memory: the program's static data, the symmetric heap, and the
+ * translation of symmetric addresses to arena offsets. */
+#ifndef AOS_MEM_MEMORY_H
+#define AOS_MEM_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/runtime.h"
+
+/* The page-aligned range of the main program's writable data (.data, .bss);
+ * len 0 when there is none. */
+void aos__static_data_range(uintptr_t *lo, uint64_t *len);
+
+/* Moves static data into the arena and sets up the heap and segment-space
+ * allocators. aos__memory_stop undoes what remains (buffers published with
+ * aos_seg_create_from are made private again). */
+int aos__memory_start(struct aos__runtime *rt);
+void aos__memory_stop(struct aos__runtime *rt);
+
+/* Translates [addr, addr+len) in my symmetric memory to an arena offset valid
+ * on every PE. AOS_ERR_NOT_SYMMETRIC if addr is not symmetric, AOS_ERR_BOUNDS
+ * if the range runs off the end of its region. */
+int aos__sym_locate(const void *addr, size_t len, uint64_t *off);
+
+/* Moves the pages holding [lo, hi) (page aligned) into my arena at arena_off:
+ * their contents are kept, their address stays the same. */
+int aos__remap_into_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
+                          uint64_t arena_off);
+/* The reverse: the pages become private memory again with the same contents. */
+int aos__remap_out_of_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
+                            uint64_t arena_off);
+
+/* Destroys what is left of my segments at finalize (segment.c). */
+void aos__segments_stop(struct aos__runtime *rt);
+
+#endif

@@ -1,0 +1,48 @@
+#ifndef AOS_MEM_SEGMENT_H
+#define AOS_MEM_SEGMENT_H
+
+#include <stdint.h>
+
+#include "aos.h"
+#include "core/runtime.h"
+
+#define AOS__SEG_MAGIC 0x61736567u
+
+struct aos_seg {
+    uint32_t magic;
+    int owner;
+    int created; /* 1 for the owner's handle from create, 0 for attached ones */
+    uint32_t index;
+    uint64_t state; /* directory state when created/attached: live iff unchanged */
+    uint64_t key;
+    uint64_t arena_off;
+    uint64_t size;
+    unsigned protocols;
+    const uint64_t *entry_state; /* the owner's directory entry, read to spot destroy */
+    struct aos__remap *remap;    /* pages moved in by create_from, else NULL */
+};
+
+/* Checks an access of len bytes at offset with protocol proto and gives the
+ * arena offset. Order of checks: handle, init, protocol, liveness, bounds. */
+static inline int aos__seg_access(const aos_seg_t *seg, size_t offset, size_t len,
+                                  unsigned proto, uint64_t *arena_off)
+{
+    if (seg == NULL)
+        return AOS_ERR_NULL;
+    if (seg->magic != AOS__SEG_MAGIC)
+        return AOS_ERR_INVALID;
+    if (!aos__rt.initialized)
+        return AOS_ERR_NOT_INITIALIZED;
+    if ((seg->protocols & proto) != proto)
+        return AOS_ERR_PROTOCOL;
+    /* Relaxed: a best-effort check for a destroyed segment; an access racing
+     * with the owner's destroy is a program error either way. */
+    if (__atomic_load_n(seg->entry_state, __ATOMIC_RELAXED) != seg->state)
+        return AOS_ERR_DESTROYED;
+    if (offset > seg->size || len > seg->size - offset)
+        return AOS_ERR_BOUNDS;
+    *arena_off = seg->arena_off + offset;
+    return AOS_OK;
+}
+
+#endif

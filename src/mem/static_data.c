@@ -1,0 +1,69 @@
+/* Symmetric static data: the writable data pages of the main program are
+ * moved into the arena at start-up (copy, then map the arena over the same
+ * addresses), so a global's address names the same variable on every PE. */
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "mem/memory.h"
+
+struct range {
+    uintptr_t lo, hi;
+};
+
+static int find_main_program(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct range *r = arg;
+    /* The first object reported is the main program. */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W) == 0)
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        uintptr_t hi = lo + ph->p_memsz;
+        if (r->lo == 0 || lo < r->lo)
+            r->lo = lo;
+        if (hi > r->hi)
+            r->hi = hi;
+    }
+    return 1; /* stop after the main program */
+}
+
+void aos__static_data_range(uintptr_t *lo, uint64_t *len)
+{
+    struct range r = {0, 0};
+    dl_iterate_phdr(find_main_program, &r);
+    uintptr_t page = (uintptr_t)aos__rt.page_size;
+    if (r.hi <= r.lo) {
+        *lo = 0;
+        *len = 0;
+        return;
+    }
+    *lo = r.lo & ~(page - 1);
+    *len = ((r.hi + page - 1) & ~(page - 1)) - *lo;
+}
+
+int aos__remap_into_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
+                          uint64_t arena_off)
+{
+    size_t len = hi - lo;
+    /* Copy first: between the copy and the map nothing writes these pages
+     * (start-up, or a buffer the caller hands over). */
+    memcpy(rt->my_base + arena_off, (void *)lo, len);
+    void *p = mmap((void *)lo, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                   rt->arena_fd, (off_t)arena_off);
+    return p == MAP_FAILED ? AOS_ERR_SYSTEM : AOS_OK;
+}
+
+int aos__remap_out_of_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
+                            uint64_t arena_off)
+{
+    size_t len = hi - lo;
+    void *p = mmap((void *)lo, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p == MAP_FAILED)
+        return AOS_ERR_SYSTEM;
+    memcpy((void *)lo, rt->my_base + arena_off, len);
+    return AOS_OK;
+}

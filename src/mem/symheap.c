@@ -1,0 +1,192 @@
+/* The symmetric heap and symmetric address translation.
+ *
+ * Allocation is collective: every PE runs the same deterministic allocator
+ * over its own heap region with the same calls, so offsets agree. Each call
+ * ends (malloc family) or starts (free) with a barrier, so no PE writes into
+ * a block another PE has not allocated yet or has already released. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "mem/memory.h"
+
+int aos__memory_start(struct aos__runtime *rt)
+{
+    int rc = aos__range_init(&rt->heap, rt->heap_off, rt->heap_size);
+    if (rc != AOS_OK)
+        return rc;
+    rc = aos__range_init(&rt->segspace, rt->segspace_off, rt->segspace_size);
+    if (rc != AOS_OK)
+        goto fail_heap;
+    if (rt->static_len != 0) {
+        rc = aos__remap_into_arena(rt, rt->static_lo, rt->static_lo + rt->static_len,
+                                   rt->static_off);
+        if (rc != AOS_OK)
+            goto fail_segspace;
+    }
+    return AOS_OK;
+
+fail_segspace:
+    aos__range_fini(&rt->segspace);
+fail_heap:
+    aos__range_fini(&rt->heap);
+    return rc;
+}
+
+void aos__memory_stop(struct aos__runtime *rt)
+{
+    aos__segments_stop(rt);
+    /* Static data stays mapped from the (now unlinked) memfd: the program may
+     * go on using its globals after aos_finalize. */
+    aos__range_fini(&rt->segspace);
+    aos__range_fini(&rt->heap);
+}
+
+int aos__sym_locate(const void *addr, size_t len, uint64_t *off)
+{
+    const struct aos__runtime *rt = &aos__rt;
+    uintptr_t a = (uintptr_t)addr;
+    uintptr_t heap_lo = (uintptr_t)rt->my_base + rt->heap_off;
+    uint64_t base, limit, rel;
+    if (a >= heap_lo && a - heap_lo < rt->heap_size) {
+        rel = a - heap_lo;
+        base = rt->heap_off;
+        limit = rt->heap_size;
+    } else if (rt->static_len != 0 && a >= rt->static_lo && a - rt->static_lo < rt->static_len) {
+        rel = a - rt->static_lo;
+        base = rt->static_off;
+        limit = rt->static_len;
+    } else {
+        return AOS_ERR_NOT_SYMMETRIC;
+    }
+    if (len > limit - rel)
+        return AOS_ERR_BOUNDS;
+    *off = base + rel;
+    return AOS_OK;
+}
+
+int aos_sym_accessible(const void *addr)
+{
+    uint64_t off;
+    return aos__rt.initialized && aos__sym_locate(addr, 0, &off) == AOS_OK;
+}
+
+int aos_sym_ptr(const void *addr, int pe, void **remote)
+{
+    AOS__CHECK_INIT();
+    AOS__CHECK_PE(pe);
+    if (addr == NULL || remote == NULL)
+        return AOS_ERR_NULL;
+    uint64_t off;
+    int rc = aos__sym_locate(addr, 0, &off);
+    if (rc != AOS_OK)
+        return rc;
+    if (pe == aos__rt.me) {
+        *remote = (void *)addr;
+        return AOS_OK;
+    }
+    return aos__rt.tp->local_ptr(pe, off, remote);
+}
+
+/* Allocates without a barrier; NULL on failure (the same on every PE). */
+static void *heap_alloc(size_t align, size_t size)
+{
+    if (size == 0)
+        return NULL;
+    uint64_t off;
+    if (aos__range_alloc(&aos__rt.heap, size, align, &off) != AOS_OK)
+        return NULL;
+    return aos__rt.my_base + off;
+}
+
+static void heap_release(void *ptr)
+{
+    uint64_t off = (uint64_t)((char *)ptr - aos__rt.my_base);
+    uint64_t len = aos__range_length(&aos__rt.heap, off);
+    if (len == 0 || aos__range_free(&aos__rt.heap, off) != AOS_OK) {
+        fprintf(stderr, "aos: PE %d: aos_free(%p): not a block from aos_malloc\n", aos__rt.me,
+                ptr);
+        return;
+    }
+    /* Give large blocks' pages back to the system; the next user of the
+     * range starts from zero-filled pages. */
+    uintptr_t page = aos__rt.page_size;
+    uintptr_t lo = ((uintptr_t)ptr + page - 1) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)ptr + len) & ~(page - 1);
+    if (hi > lo && hi - lo >= (64u << 10))
+        madvise((void *)lo, hi - lo, MADV_REMOVE);
+}
+
+static int heap_owns(const void *ptr)
+{
+    uint64_t off;
+    return aos__sym_locate(ptr, 0, &off) == AOS_OK && off >= aos__rt.heap_off &&
+           aos__range_length(&aos__rt.heap, off) != 0;
+}
+
+void *aos_align(size_t alignment, size_t size)
+{
+    if (!aos__rt.initialized || alignment == 0 || (alignment & (alignment - 1)) != 0)
+        return NULL;
+    void *p = heap_alloc(alignment < 16 ? 16 : alignment, size);
+    if (aos_barrier_all() != AOS_OK)
+        return NULL;
+    return p;
+}
+
+void *aos_malloc(size_t size)
+{
+    return aos_align(16, size);
+}
+
+void *aos_calloc(size_t count, size_t size)
+{
+    size_t total;
+    if (!aos__rt.initialized || __builtin_mul_overflow(count, size, &total))
+        return NULL;
+    void *p = heap_alloc(64, total);
+    if (p != NULL)
+        memset(p, 0, total);
+    /* The barrier comes after the memset: no peer's put can be overwritten. */
+    if (aos_barrier_all() != AOS_OK)
+        return NULL;
+    return p;
+}
+
+void aos_free(void *ptr)
+{
+    if (!aos__rt.initialized)
+        return;
+    /* Everyone has finished with the block before anyone reuses it. */
+    if (aos_barrier_all() != AOS_OK)
+        return;
+    if (ptr != NULL)
+        heap_release(ptr);
+}
+
+void *aos_realloc(void *ptr, size_t size)
+{
+    if (!aos__rt.initialized)
+        return NULL;
+    if (ptr == NULL)
+        return aos_malloc(size);
+    if (!heap_owns(ptr))
+        return NULL;
+    if (size == 0) {
+        aos_free(ptr);
+        return NULL;
+    }
+    uint64_t off = (uint64_t)((char *)ptr - aos__rt.my_base);
+    size_t old = (size_t)aos__range_length(&aos__rt.heap, off);
+    /* Everyone stops writing the old block before its contents move. */
+    if (aos_barrier_all() != AOS_OK)
+        return NULL;
+    void *n = heap_alloc(16, size);
+    if (n != NULL) {
+        memcpy(n, ptr, old < size ? old : size);
+        heap_release(ptr);
+    }
+    if (aos_barrier_all() != AOS_OK)
+        return NULL;
+    return n;
+}

@@ -1,0 +1,254 @@
+/* Put and get, contiguous and geometric, on segments and on symmetric
+ * addresses. Every entry point checks its arguments, resolves the target to
+ * (pe, arena offset) and hands the transfer to the transport. */
+#include <stdint.h>
+
+#include "core/runtime.h"
+#include "mem/memory.h"
+#include "mem/segment.h"
+#include "rma/block_copy.h"
+
+/* Where a local buffer lives in my arena, if it does (heap, static data,
+ * remapped buffer, or a segment reached through my own arena view). */
+static int local_arena_off(const void *p, uint64_t *off)
+{
+    uintptr_t a = (uintptr_t)p;
+    uintptr_t base = (uintptr_t)aos__rt.my_base;
+    if (a >= base && a - base < aos__rt.arena_size) {
+        *off = a - base;
+        return 1;
+    }
+    if (aos__sym_locate(p, 0, off) == AOS_OK)
+        return 1;
+    for (const struct aos__remap *r = aos__rt.remaps; r != NULL; r = r->next) {
+        if (a >= r->lo && a < r->hi) {
+            *off = r->arena_off + (a - r->lo);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int ranges_meet(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return alen != 0 && blen != 0 && a < b + blen && b < a + alen;
+}
+
+/* Transfers with my own memory must not copy a range onto itself. */
+static int check_self_overlap(int pe, uint64_t remote_off, const void *local, size_t len)
+{
+    uint64_t loff;
+    if (pe != aos__rt.me || !local_arena_off(local, &loff))
+        return AOS_OK;
+    return ranges_meet(loff, len, remote_off, len) ? AOS_ERR_OVERLAP : AOS_OK;
+}
+
+/* Row-exact check for blocks whose bounding ranges meet; past this many row
+ * pairs the bounding test alone decides. */
+#define EXACT_ROW_PAIRS (1u << 20)
+
+static int block_self_overlap(int pe, uint64_t remote_off, const void *local,
+                              const aos_block_t *b, size_t lext, size_t rext)
+{
+    uint64_t loff;
+    if (pe != aos__rt.me || !local_arena_off(local, &loff))
+        return AOS_OK;
+    if (!ranges_meet(loff, lext, remote_off, rext))
+        return AOS_OK;
+    size_t rows = b->count[0] * b->count[1];
+    if (rows > EXACT_ROW_PAIRS / rows)
+        return AOS_ERR_OVERLAP;
+    for (size_t i = 0; i < rows; i++) {
+        uint64_t l = loff + (i / b->count[0]) * b->local_stride[1] +
+                     (i % b->count[0]) * b->local_stride[0];
+        for (size_t j = 0; j < rows; j++) {
+            uint64_t r = remote_off + (j / b->count[0]) * b->remote_stride[1] +
+                         (j % b->count[0]) * b->remote_stride[0];
+            if (ranges_meet(l, b->run, r, b->run))
+                return AOS_ERR_OVERLAP;
+        }
+    }
+    return AOS_OK;
+}
+
+/* ---- contiguous ----------------------------------------------------------- */
+
+static int do_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
+{
+    int rc = check_self_overlap(pe, off, src, len);
+    if (rc != AOS_OK)
+        return rc;
+    return aos__rt.tp->put(pe, off, src, len, ev);
+}
+
+static int do_get(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
+{
+    int rc = check_self_overlap(pe, off, dst, len);
+    if (rc != AOS_OK)
+        return rc;
+    return aos__rt.tp->get(dst, pe, off, len, ev);
+}
+
+int aos_put(aos_seg_t *seg, size_t offset, const void *src, size_t len, aos_event_t *ev)
+{
+    uint64_t off;
+    int rc = aos__seg_access(seg, offset, len, AOS_PROTO_RMA, &off);
+    if (rc != AOS_OK || len == 0)
+        return rc;
+    if (src == NULL)
+        return AOS_ERR_NULL;
+    return do_put(seg->owner, off, src, len, ev);
+}
+
+int aos_get(void *dst, aos_seg_t *seg, size_t offset, size_t len, aos_event_t *ev)
+{
+    uint64_t off;
+    int rc = aos__seg_access(seg, offset, len, AOS_PROTO_RMA, &off);
+    if (rc != AOS_OK || len == 0)
+        return rc;
+    if (dst == NULL)
+        return AOS_ERR_NULL;
+    return do_get(dst, seg->owner, off, len, ev);
+}
+
+/* Checks a symmetric-address transfer and resolves its remote side. */
+static int sym_target(int pe, const void *remote, const void *local, size_t len,
+                      uint64_t *off)
+{
+    AOS__CHECK_INIT();
+    AOS__CHECK_PE(pe);
+    if (len == 0)
+        return AOS_OK;
+    if (remote == NULL || local == NULL)
+        return AOS_ERR_NULL;
+    return aos__sym_locate(remote, len, off);
+}
+
+int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
+{
+    uint64_t off = 0;
+    int rc = sym_target(pe, dest, src, len, &off);
+    if (rc != AOS_OK || len == 0)
+        return rc;
+    return do_put(pe, off, src, len, ev);
+}
+
+int aos_getmem(int pe, void *dst, const void *src, size_t len, aos_event_t *ev)
+{
+    uint64_t off = 0;
+    int rc = sym_target(pe, src, dst, len, &off);
+    if (rc != AOS_OK || len == 0)
+        return rc;
+    return do_get(dst, pe, off, len, ev);
+}
+
+/* ---- geometry ------------------------------------------------------------- */
+
+struct block_plan {
+    size_t local_extent, remote_extent;
+};
+
+static int plan_block(const aos_block_t *b, int remote_written, const void *local,
+                      struct block_plan *p)
+{
+    int rc = aos__block_check(b, remote_written);
+    if (rc != AOS_OK)
+        return rc;
+    rc = aos__block_extent(b, b->local_stride, &p->local_extent);
+    if (rc != AOS_OK)
+        return rc;
+    rc = aos__block_extent(b, b->remote_stride, &p->remote_extent);
+    if (rc != AOS_OK)
+        return rc;
+    if (p->remote_extent != 0 && local == NULL)
+        return AOS_ERR_NULL;
+    return AOS_OK;
+}
+
+static int do_block(int put, int pe, uint64_t off, void *local, const aos_block_t *b,
+                    const struct block_plan *p, aos_event_t *ev)
+{
+    if (p->remote_extent == 0)
+        return AOS_OK;
+    int rc = block_self_overlap(pe, off, local, b, p->local_extent, p->remote_extent);
+    if (rc != AOS_OK)
+        return rc;
+    if (put)
+        return aos__rt.tp->put_block(pe, off, local, b, ev);
+    return aos__rt.tp->get_block(local, pe, off, b, ev);
+}
+
+static int seg_block(int put, aos_seg_t *seg, size_t offset, void *local, const aos_block_t *b,
+                     aos_event_t *ev)
+{
+    if (b == NULL)
+        return AOS_ERR_NULL;
+    struct block_plan p;
+    int rc = plan_block(b, put, local, &p);
+    if (rc != AOS_OK)
+        return rc;
+    uint64_t off;
+    rc = aos__seg_access(seg, offset, p.remote_extent, AOS_PROTO_RMA, &off);
+    if (rc != AOS_OK)
+        return rc;
+    return do_block(put, seg->owner, off, local, b, &p, ev);
+}
+
+static int sym_block(int put, int pe, const void *remote, void *local, const aos_block_t *b,
+                     aos_event_t *ev)
+{
+    AOS__CHECK_INIT();
+    AOS__CHECK_PE(pe);
+    if (b == NULL)
+        return AOS_ERR_NULL;
+    struct block_plan p;
+    int rc = plan_block(b, put, local, &p);
+    if (rc != AOS_OK || p.remote_extent == 0)
+        return rc;
+    if (remote == NULL)
+        return AOS_ERR_NULL;
+    uint64_t off;
+    rc = aos__sym_locate(remote, p.remote_extent, &off);
+    if (rc != AOS_OK)
+        return rc;
+    return do_block(put, pe, off, local, b, &p, ev);
+}
+
+int aos_put_block(aos_seg_t *seg, size_t offset, const void *src, const aos_block_t *b,
+                  aos_event_t *ev)
+{
+    return seg_block(1, seg, offset, (void *)src, b, ev);
+}
+
+int aos_get_block(void *dst, aos_seg_t *seg, size_t offset, const aos_block_t *b,
+                  aos_event_t *ev)
+{
+    return seg_block(0, seg, offset, dst, b, ev);
+}
+
+int aos_putmem_block(int pe, void *dest, const void *src, const aos_block_t *b,
+                     aos_event_t *ev)
+{
+    return sym_block(1, pe, dest, (void *)src, b, ev);
+}
+
+int aos_getmem_block(int pe, void *dst, const void *src, const aos_block_t *b,
+                     aos_event_t *ev)
+{
+    return sym_block(0, pe, src, dst, b, ev);
+}
+
+/* ---- ordering -------------------------------------------------------------- */
+
+int aos_fence(int pe)
+{
+    AOS__CHECK_INIT();
+    AOS__CHECK_PE(pe);
+    return aos__rt.tp->fence(pe);
+}
+
+int aos_quiet(void)
+{
+    AOS__CHECK_INIT();
+    return aos__rt.tp->quiet();
+}

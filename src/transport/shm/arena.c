@@ -1,0 +1,75 @@
+/* Arenas live in anonymous memory files (memfd): nothing appears in /dev/shm
+ * or /tmp, and the memory is gone when the last PE holding a mapping exits,
+ * however the job ends. */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "arch/atomics.h"
+#include "core/runtime.h"
+#include "transport/shm/shm.h"
+
+static void *map_arena(int fd, uint64_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int aos__shm_arena_create(struct aos__runtime *rt)
+{
+    int fd = memfd_create("aos-arena", MFD_CLOEXEC);
+    if (fd < 0)
+        return AOS_ERR_SYSTEM;
+    if (ftruncate(fd, (off_t)rt->arena_size) != 0) {
+        close(fd);
+        return AOS_ERR_NO_MEMORY;
+    }
+    char *base = map_arena(fd, rt->arena_size);
+    if (base == NULL) {
+        close(fd);
+        return AOS_ERR_NO_MEMORY;
+    }
+    struct aos__arena_header *h = (struct aos__arena_header *)(void *)base;
+    h->arena_size = rt->arena_size;
+    h->rank = (uint32_t)rt->me;
+    h->pid = (uint32_t)getpid();
+    /* Release: peers check magic with acquire before trusting the header. */
+    aos__store_release(&h->magic, AOS__ARENA_MAGIC);
+    rt->arena_fd = fd;
+    rt->my_base = base;
+    rt->peers[rt->me].base = base;
+    rt->peers[rt->me].header = h;
+    return AOS_OK;
+}
+
+int aos__shm_arena_map_peer(struct aos__runtime *rt, int pe, int fd)
+{
+    char *base = map_arena(fd, rt->arena_size);
+    if (base == NULL)
+        return AOS_ERR_NO_MEMORY;
+    struct aos__arena_header *h = (struct aos__arena_header *)(void *)base;
+    /* Acquire: pairs with the release store of magic in aos__shm_arena_create. */
+    if (aos__load_acquire(&h->magic) != AOS__ARENA_MAGIC || h->rank != (uint32_t)pe ||
+        h->arena_size != rt->arena_size) {
+        munmap(base, rt->arena_size);
+        return AOS_ERR_BOOTSTRAP;
+    }
+    rt->peers[pe].base = base;
+    rt->peers[pe].header = h;
+    return AOS_OK;
+}
+
+void aos__shm_arena_destroy(struct aos__runtime *rt)
+{
+    for (int pe = 0; pe < rt->npes; pe++) {
+        if (rt->peers[pe].base != NULL)
+            munmap(rt->peers[pe].base, rt->arena_size);
+        rt->peers[pe].base = NULL;
+        rt->peers[pe].header = NULL;
+    }
+    rt->my_base = NULL;
+    if (rt->arena_fd >= 0)
+        close(rt->arena_fd);
+    rt->arena_fd = -1;
+}

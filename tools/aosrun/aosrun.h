@@ -1,0 +1,39 @@
+/* aosrun: starts the PEs of one job on this node, serves their bootstrap
+ * exchange, binds them with hwloc and supervises them to the end. */
+#ifndef AOSRUN_H
+#define AOSRUN_H
+
+#include <hwloc.h>
+#include <sys/types.h>
+
+enum aosrun_bind { AOSRUN_BIND_NONE, AOSRUN_BIND_CORE, AOSRUN_BIND_CLUSTER };
+
+struct aosrun_options {
+    int npes;
+    enum aosrun_bind bind;
+    double timeout_s; /* 0: none */
+    int verbose;
+    char **argv;      /* program and its arguments */
+};
+
+struct aosrun_placement {
+    int cluster;             /* last-level-cache domain; -1 when unbound */
+    hwloc_bitmap_t cpuset;   /* NULL when unbound */
+};
+
+struct aosrun_topology {
+    hwloc_topology_t topo;
+    struct aosrun_placement *place; /* one per PE */
+    int npes;
+};
+
+/* Loads the topology and decides where each PE runs. */
+int aosrun_topology_plan(struct aosrun_topology *t, enum aosrun_bind bind, int npes);
+/* In the child before exec: binds this process to PE rank's placement. */
+void aosrun_topology_bind(const struct aosrun_topology *t, int rank);
+void aosrun_topology_free(struct aosrun_topology *t);
+
+/* Runs the job to its end; returns aosrun's exit status. */
+int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topology *t);
+
+#endif

@@ -1,0 +1,97 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aosrun.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: aosrun -n N [--bind core|cluster|none] [--timeout S] [-v] prog [args...]\n"
+            "  -n N            number of PEs to start on this node\n"
+            "  --bind MODE     core: one core per PE (default); cluster: the cores sharing a\n"
+            "                  last-level cache; none: leave placement to the OS\n"
+            "  --timeout S     stop the job after S seconds (exit status 124)\n"
+            "  -v              report every PE's end, not only the first failure\n"
+            "When a PE fails the others are stopped and aosrun exits with its status.\n");
+}
+
+static int parse_int(const char *s, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < 1 || v > 4096)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct aosrun_options o = {.npes = 0, .bind = AOSRUN_BIND_CORE};
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "-v") == 0) {
+            o.verbose = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "aosrun: %s needs a value\n", a);
+            usage(stderr);
+            return 2;
+        }
+        const char *v = argv[++i];
+        if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0) {
+            if (parse_int(v, &o.npes) != 0) {
+                fprintf(stderr, "aosrun: -n '%s': expected a PE count from 1 to 4096\n", v);
+                return 2;
+            }
+        } else if (strcmp(a, "--bind") == 0) {
+            if (strcmp(v, "core") == 0)
+                o.bind = AOSRUN_BIND_CORE;
+            else if (strcmp(v, "cluster") == 0)
+                o.bind = AOSRUN_BIND_CLUSTER;
+            else if (strcmp(v, "none") == 0)
+                o.bind = AOSRUN_BIND_NONE;
+            else {
+                fprintf(stderr, "aosrun: --bind '%s': expected core, cluster or none\n", v);
+                return 2;
+            }
+        } else if (strcmp(a, "--timeout") == 0) {
+            char *end = NULL;
+            o.timeout_s = strtod(v, &end);
+            if (end == v || *end != '\0' || !(o.timeout_s > 0)) {
+                fprintf(stderr, "aosrun: --timeout '%s': expected seconds > 0\n", v);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "aosrun: unknown option %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (o.npes == 0 || i >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    o.argv = &argv[i];
+    struct aosrun_topology t = {0};
+    if (aosrun_topology_plan(&t, o.bind, o.npes) != 0) {
+        aosrun_topology_free(&t);
+        return 1;
+    }
+    int status = aosrun_supervise(&o, &t);
+    aosrun_topology_free(&t);
+    return status;
+}

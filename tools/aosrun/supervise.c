@@ -1,0 +1,374 @@
+/* Starting, bootstrapping and supervising the PEs.
+ *
+ * Every PE gets one end of a socketpair (its number in AOS_BOOT_FD): no file
+ * is created anywhere, so nothing can be left behind. The PEs die with
+ * aosrun (PR_SET_PDEATHSIG), and aosrun stops all of them when one fails:
+ * SIGTERM first, SIGKILL GRACE_MS later. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "aosrun.h"
+#include "core/boot_proto.h"
+#include "core/fdpass.h"
+
+#define GRACE_MS 300
+#define EXIT_TIMEOUT 124
+
+enum pe_state { PE_RUNNING, PE_DONE };
+
+struct pe {
+    pid_t pid;
+    int sock;         /* aosrun's end of the bootstrap socketpair; -1 once closed */
+    int arena_fd;     /* received with the hello; -1 before and after the exchange */
+    int said_hello;
+    int said_bye;
+    enum pe_state state;
+    struct aos__boot_hello hello;
+};
+
+struct job {
+    const struct aosrun_options *o;
+    const struct aosrun_topology *t;
+    struct pe *pes;
+    int running;
+    int hellos;
+    int exchanged;
+    int failed;          /* the first failure is the job's result */
+    int exit_status;
+    int stopping;        /* SIGTERM sent; SIGKILL at kill_at_ms */
+    long long kill_at_ms;
+    long long deadline_ms; /* --timeout, or 0 */
+};
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void signal_all(struct job *j, int sig)
+{
+    for (int i = 0; i < j->o->npes; i++)
+        if (j->pes[i].state == PE_RUNNING && j->pes[i].pid > 0)
+            kill(j->pes[i].pid, sig);
+}
+
+static void stop_all(struct job *j)
+{
+    if (j->stopping)
+        return;
+    j->stopping = 1;
+    j->kill_at_ms = now_ms() + GRACE_MS;
+    signal_all(j, SIGTERM);
+}
+
+static void fail(struct job *j, int status)
+{
+    if (!j->failed) {
+        j->failed = 1;
+        j->exit_status = status;
+    }
+    stop_all(j);
+}
+
+static void close_arena_fds(struct job *j)
+{
+    for (int i = 0; i < j->o->npes; i++) {
+        if (j->pes[i].arena_fd >= 0)
+            close(j->pes[i].arena_fd);
+        j->pes[i].arena_fd = -1;
+    }
+}
+
+static void exchange(struct job *j)
+{
+    int n = j->o->npes;
+    for (int to = 0; to < n; to++) {
+        if (j->pes[to].sock < 0)
+            continue;
+        for (int from = 0; from < n; from++) {
+            const struct aosrun_placement *pl = &j->t->place[from];
+            struct aos__boot_peer msg = {.hello = j->pes[from].hello,
+                                         .cluster = pl->cpuset != NULL ? pl->cluster : 0,
+                                         .node = 0};
+            if (aos__send_with_fd(j->pes[to].sock, &msg, sizeof msg, j->pes[from].arena_fd) !=
+                0)
+                break; /* that PE is gone; its death is reported by SIGCHLD */
+        }
+    }
+    close_arena_fds(j);
+    j->exchanged = 1;
+}
+
+/* Messages: a hello (with the arena fd), then a bye from aos_finalize; EOF
+ * when the PE closes its end. */
+static void on_boot_message(struct job *j, int rank)
+{
+    struct pe *p = &j->pes[rank];
+    struct aos__boot_hello h;
+    int fd = -1;
+    if (aos__recv_with_fd(p->sock, &h, sizeof h, &fd) != 0 || h.magic != AOS__BOOT_MAGIC) {
+        if (fd >= 0)
+            close(fd);
+        close(p->sock);
+        p->sock = -1;
+        return;
+    }
+    if (!p->said_hello && fd >= 0 && h.rank == (uint32_t)rank) {
+        p->said_hello = 1;
+        p->hello = h;
+        p->arena_fd = fd;
+        if (++j->hellos == j->o->npes)
+            exchange(j);
+        return;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (p->said_hello && h.arena_size == 0)
+        p->said_bye = 1;
+}
+
+static void describe_end(int rank, pid_t pid, int ws, char *buf, size_t len)
+{
+    if (WIFEXITED(ws))
+        snprintf(buf, len, "PE %d (pid %d) exited with status %d", rank, (int)pid,
+                 WEXITSTATUS(ws));
+    else if (WIFSIGNALED(ws))
+        snprintf(buf, len, "PE %d (pid %d) was killed by signal %d (%s)%s", rank, (int)pid,
+                 WTERMSIG(ws), strsignal(WTERMSIG(ws)), WCOREDUMP(ws) ? ", core dumped" : "");
+    else
+        snprintf(buf, len, "PE %d (pid %d) ended (wait status %#x)", rank, (int)pid, ws);
+}
+
+static void on_child_exit(struct job *j, pid_t pid, int ws)
+{
+    int rank = -1;
+    for (int i = 0; i < j->o->npes; i++)
+        if (j->pes[i].pid == pid)
+            rank = i;
+    if (rank < 0)
+        return;
+    struct pe *p = &j->pes[rank];
+    /* Read what the PE sent before it died (its bye) before judging its end. */
+    while (p->sock >= 0) {
+        struct pollfd pf = {.fd = p->sock, .events = POLLIN};
+        if (poll(&pf, 1, 0) <= 0)
+            break;
+        on_boot_message(j, rank);
+    }
+    p->state = PE_DONE;
+    j->running--;
+    char what[256];
+    describe_end(rank, pid, ws, what, sizeof what);
+    int clean = WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
+    if (!clean && !j->stopping) {
+        fprintf(stderr, "aosrun: %s; stopping the other %d PE(s)\n", what, j->running);
+        fail(j, WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
+    } else if (clean && p->said_hello && !p->said_bye && j->running > 0 && !j->stopping) {
+        fprintf(stderr,
+                "aosrun: %s without calling aos_finalize; the others could wait for it "
+                "forever, so they are stopped\n",
+                what);
+        fail(j, 1);
+    } else if (clean && !p->said_hello && j->hellos > 0 && !j->stopping) {
+        fprintf(stderr, "aosrun: %s without calling aos_init while other PEs wait in it\n",
+                what);
+        fail(j, 1);
+    } else if (j->o->verbose) {
+        fprintf(stderr, "aosrun: %s\n", what);
+    }
+}
+
+static void reap(struct job *j)
+{
+    int ws;
+    pid_t pid;
+    while ((pid = waitpid(-1, &ws, WNOHANG)) > 0)
+        on_child_exit(j, pid, ws);
+}
+
+static void on_signal(struct job *j, int sig)
+{
+    if (sig == SIGCHLD) {
+        reap(j);
+        return;
+    }
+    fprintf(stderr, "aosrun: got signal %d (%s); passing it to the PEs\n", sig, strsignal(sig));
+    signal_all(j, sig);
+    if (!j->failed) {
+        j->failed = 1;
+        j->exit_status = 128 + sig;
+    }
+    if (!j->stopping) {
+        j->stopping = 1;
+        j->kill_at_ms = now_ms() + 1000;
+    }
+}
+
+static pid_t start_pe(struct job *j, int rank, int child_sock, const sigset_t *old_mask)
+{
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    /* Child. Die with aosrun, whatever kills it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+    sigprocmask(SIG_SETMASK, old_mask, NULL);
+    aosrun_topology_bind(j->t, rank);
+    int fd = fcntl(child_sock, F_DUPFD, 3); /* without CLOEXEC: survives exec */
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d", fd);
+    setenv(AOS__ENV_BOOT_FD, buf, 1);
+    snprintf(buf, sizeof buf, "%d", rank);
+    setenv(AOS__ENV_RANK, buf, 1);
+    snprintf(buf, sizeof buf, "%d", j->o->npes);
+    setenv(AOS__ENV_NPES, buf, 1);
+    execvp(j->o->argv[0], j->o->argv);
+    fprintf(stderr, "aosrun: PE %d: cannot run %s: %s\n", rank, j->o->argv[0], strerror(errno));
+    _exit(127);
+}
+
+static int poll_timeout(const struct job *j)
+{
+    long long now = now_ms(), next = -1;
+    if (j->stopping)
+        next = j->kill_at_ms;
+    if (j->deadline_ms && (next < 0 || j->deadline_ms < next))
+        next = j->deadline_ms;
+    if (next < 0)
+        return -1;
+    return next <= now ? 0 : (int)(next - now);
+}
+
+static void check_clocks(struct job *j)
+{
+    long long now = now_ms();
+    if (j->deadline_ms && now >= j->deadline_ms && !j->stopping) {
+        fprintf(stderr, "aosrun: timeout after %g s: stopping %d PE(s) still running\n",
+                j->o->timeout_s, j->running);
+        j->deadline_ms = 0;
+        fail(j, EXIT_TIMEOUT);
+    }
+    if (j->stopping && now >= j->kill_at_ms) {
+        signal_all(j, SIGKILL);
+        j->kill_at_ms = now + 1000;
+    }
+}
+
+static void event_loop(struct job *j, int sfd)
+{
+    int n = j->o->npes;
+    struct pollfd *fds = calloc((size_t)n + 1, sizeof *fds);
+    int *who = calloc((size_t)n + 1, sizeof *who);
+    if (fds == NULL || who == NULL) {
+        fail(j, 1);
+        free(fds);
+        free(who);
+        while (j->running > 0) {
+            int ws;
+            pid_t pid = waitpid(-1, &ws, 0);
+            if (pid > 0)
+                on_child_exit(j, pid, ws);
+        }
+        return;
+    }
+    while (j->running > 0) {
+        int m = 0;
+        fds[m] = (struct pollfd){.fd = sfd, .events = POLLIN};
+        who[m++] = -1;
+        for (int i = 0; i < n; i++) {
+            if (j->pes[i].sock >= 0) {
+                fds[m] = (struct pollfd){.fd = j->pes[i].sock, .events = POLLIN};
+                who[m++] = i;
+            }
+        }
+        int r = poll(fds, (nfds_t)m, poll_timeout(j));
+        if (r < 0 && errno != EINTR)
+            break;
+        for (int k = 0; r > 0 && k < m; k++) {
+            if (fds[k].revents == 0)
+                continue;
+            if (who[k] < 0) {
+                struct signalfd_siginfo si;
+                while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+                    on_signal(j, (int)si.ssi_signo);
+            } else {
+                on_boot_message(j, who[k]);
+            }
+        }
+        reap(j); /* SIGCHLD coalesces; never miss an exit */
+        check_clocks(j);
+    }
+    free(fds);
+    free(who);
+}
+
+int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topology *t)
+{
+    struct job j = {.o = o, .t = t};
+    j.pes = calloc((size_t)o->npes, sizeof *j.pes);
+    if (j.pes == NULL)
+        return 1;
+    sigset_t mask, old;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    sigaddset(&mask, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &mask, &old);
+    int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sfd < 0) {
+        perror("aosrun: signalfd");
+        free(j.pes);
+        return 1;
+    }
+    if (o->timeout_s > 0)
+        j.deadline_ms = now_ms() + (long long)(o->timeout_s * 1000.0);
+    for (int i = 0; i < o->npes; i++) {
+        j.pes[i].sock = -1;
+        j.pes[i].arena_fd = -1;
+        j.pes[i].state = PE_DONE;
+    }
+    for (int i = 0; i < o->npes; i++) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+            perror("aosrun: socketpair");
+            fail(&j, 1);
+            break;
+        }
+        pid_t pid = start_pe(&j, i, sv[1], &old);
+        close(sv[1]);
+        if (pid < 0) {
+            perror("aosrun: fork");
+            close(sv[0]);
+            fail(&j, 1);
+            break;
+        }
+        j.pes[i] = (struct pe){.pid = pid, .sock = sv[0], .arena_fd = -1, .state = PE_RUNNING};
+        j.running++;
+    }
+    event_loop(&j, sfd);
+    close_arena_fds(&j);
+    for (int i = 0; i < o->npes; i++)
+        if (j.pes[i].sock >= 0)
+            close(j.pes[i].sock);
+    close(sfd);
+    free(j.pes);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return j.failed ? j.exit_status : 0;
+}
