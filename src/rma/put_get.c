@@ -151,13 +151,13 @@ struct block_plan {
 static int plan_block(const aos_block_t *b, int remote_written, const void *local,
                       struct block_plan *p)
 {
-    int rc = aos__block_check(b, remote_written);
-    if (rc != AOS_OK)
-        return rc;
-    rc = aos__block_extent(b, b->local_stride, &p->local_extent);
+    int rc = aos__block_extent(b, b->local_stride, &p->local_extent);
     if (rc != AOS_OK)
         return rc;
     rc = aos__block_extent(b, b->remote_stride, &p->remote_extent);
+    if (rc != AOS_OK)
+        return rc;
+    rc = aos__block_check(b, remote_written); /* needs the extents not to overflow */
     if (rc != AOS_OK)
         return rc;
     if (p->remote_extent != 0 && local == NULL)

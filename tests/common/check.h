@@ -31,4 +31,31 @@
 
 #define CHECK_OK(expr) CHECK_RC(expr, AOS_OK)
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* A byte pattern that differs with the seed and the position, so that
+ * shifted, truncated or stale data never matches. */
+static inline uint8_t pattern_byte(unsigned seed, size_t i)
+{
+    return (uint8_t)(seed * 131u + i * 7u + (i >> 8) * 13u + (i >> 16));
+}
+
+static inline void pattern_fill(void *buf, size_t len, unsigned seed)
+{
+    uint8_t *p = buf;
+    for (size_t i = 0; i < len; i++)
+        p[i] = pattern_byte(seed, i);
+}
+
+/* Index of the first byte that differs from the pattern, or len. */
+static inline size_t pattern_check(const void *buf, size_t len, unsigned seed)
+{
+    const uint8_t *p = buf;
+    for (size_t i = 0; i < len; i++)
+        if (p[i] != pattern_byte(seed, i))
+            return i;
+    return len;
+}
+
 #endif
