@@ -1,0 +1,159 @@
+/* Segments: create, attach by (owner, key) with no help from the owner,
+ * load/store pointers, protocols, detach, destroy seen by attached handles,
+ * buffers published in place (heap, stack-like and symmetric), key reuse. */
+#include <string.h>
+
+#include "../common/check.h"
+
+int main(void)
+{
+    CHECK_OK(aos_init());
+    int me = aos_my_pe(), n = aos_n_pes();
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+
+    aos_seg_t *rw, *ro_atomic, *from_buf;
+    CHECK_OK(aos_seg_create(1, 10000, AOS_PROTO_RMA | AOS_PROTO_LOADSTORE, &rw));
+    CHECK_OK(aos_seg_create(2, 64, AOS_PROTO_ATOMIC, &ro_atomic));
+    /* a malloc'd buffer with contents, published in place */
+    size_t blen = 3 * 4096 + 100;
+    uint8_t *buf = malloc(blen + 8192);
+    CHECK(buf != NULL);
+    uint8_t *inner = buf + 123;
+    pattern_fill(inner, blen, 500u + (unsigned)me);
+    CHECK_OK(aos_seg_create_from(3, inner, blen, AOS_PROTO_RMA, &from_buf));
+    CHECK(pattern_check(inner, blen, 500u + (unsigned)me) == blen); /* contents kept */
+    size_t sz;
+    int owner;
+    CHECK_OK(aos_seg_size(rw, &sz));
+    CHECK(sz == 10000);
+    CHECK_OK(aos_seg_owner(rw, &owner));
+    CHECK(owner == me);
+    /* A fresh segment is zero-filled. */
+    void *mem;
+    CHECK_OK(aos_seg_ptr(rw, 0, &mem));
+    for (size_t i = 0; i < 10000; i++)
+        CHECK(((uint8_t *)mem)[i] == 0);
+    CHECK_OK(aos_barrier_all());
+
+    /* Attach to the right neighbour's segments. */
+    aos_seg_t *r_rw, *r_atomic, *r_buf;
+    CHECK_OK(aos_seg_attach(right, 1, &r_rw));
+    CHECK_OK(aos_seg_attach(right, 2, &r_atomic));
+    CHECK_OK(aos_seg_attach(right, 3, &r_buf));
+    CHECK_OK(aos_seg_owner(r_rw, &owner));
+    CHECK(owner == right);
+    CHECK_OK(aos_seg_size(r_buf, &sz));
+    CHECK(sz == blen);
+    aos_seg_t *none = NULL;
+    CHECK_RC(aos_seg_attach(right, 999, &none), AOS_ERR_NO_KEY);
+    CHECK(none == NULL); /* outputs untouched on failure */
+    CHECK_RC(aos_seg_attach(n, 1, &none), AOS_ERR_PE);
+    CHECK_RC(aos_seg_attach(-1, 1, &none), AOS_ERR_PE);
+
+    /* Read the neighbour's published buffer, then write into it. */
+    uint8_t *tmp = malloc(blen);
+    CHECK_OK(aos_get(tmp, r_buf, 0, blen, NULL));
+    CHECK(pattern_check(tmp, blen, 500u + (unsigned)right) == blen);
+    pattern_fill(tmp, blen, 900u + (unsigned)me);
+    CHECK_OK(aos_put(r_buf, 0, tmp, blen, NULL));
+    /* Load/store into the neighbour's rw segment. */
+    uint32_t *rp;
+    CHECK_OK(aos_seg_ptr(r_rw, 9996, (void **)&rp));
+    *rp = 0xabc00000u + (uint32_t)me;
+    CHECK_OK(aos_barrier_all());
+    CHECK(pattern_check(inner, blen, 900u + (unsigned)left) == blen);
+    CHECK(((uint32_t *)mem)[2499] == 0xabc00000u + (uint32_t)left);
+    CHECK_OK(aos_barrier_all()); /* checked before anyone writes the edge below */
+
+    /* Protocols are enforced. */
+    uint64_t word = 1;
+    CHECK_RC(aos_put(r_atomic, 0, &word, 8, NULL), AOS_ERR_PROTOCOL);
+    CHECK_RC(aos_seg_ptr(r_buf, 0, (void **)&rp), AOS_ERR_PROTOCOL);
+    /* Bounds are enforced, exactly at the edge. */
+    CHECK_OK(aos_put(r_rw, 9999, &word, 1, NULL));
+    CHECK_RC(aos_put(r_rw, 9999, &word, 2, NULL), AOS_ERR_BOUNDS);
+    CHECK_RC(aos_put(r_rw, 10001, &word, 0, NULL), AOS_ERR_BOUNDS);
+    CHECK_RC(aos_get(&word, r_rw, SIZE_MAX, 1, NULL), AOS_ERR_BOUNDS);
+    CHECK_RC(aos_put(r_rw, 8, &word, SIZE_MAX, NULL), AOS_ERR_BOUNDS);
+    CHECK_RC(aos_seg_ptr(r_rw, 10001, (void **)&rp), AOS_ERR_BOUNDS);
+    /* Only the owner destroys; attached handles detach. */
+    CHECK_RC(aos_seg_destroy(r_rw), AOS_ERR_INVALID);
+    CHECK_RC(aos_seg_detach(rw), AOS_ERR_INVALID);
+    /* Keys are unique per owner. */
+    aos_seg_t *dup = NULL;
+    CHECK_RC(aos_seg_create(1, 10, AOS_PROTO_RMA, &dup), AOS_ERR_EXISTS);
+    CHECK(dup == NULL);
+    /* A buffer sharing a page with a published one is refused. */
+    CHECK_RC(aos_seg_create_from(4, inner + blen, 10, AOS_PROTO_RMA, &dup), AOS_ERR_OVERLAP);
+    CHECK_OK(aos_barrier_all());
+
+    /* Destroy: the neighbour's handles see it at once. */
+    CHECK_OK(aos_seg_destroy(rw));
+    CHECK_OK(aos_seg_destroy(from_buf));
+    CHECK(pattern_check(inner, blen, 900u + (unsigned)left) == blen); /* buffer private again, contents kept */
+    inner[0] ^= 1; /* and still writable */
+    CHECK_OK(aos_barrier_all());
+    CHECK_RC(aos_put(r_rw, 0, &word, 8, NULL), AOS_ERR_DESTROYED);
+    CHECK_RC(aos_get(&word, r_buf, 0, 8, NULL), AOS_ERR_DESTROYED);
+    CHECK_RC(aos_seg_attach(right, 1, &none), AOS_ERR_NO_KEY);
+    CHECK_OK(aos_seg_detach(r_rw));
+    CHECK_OK(aos_seg_detach(r_buf));
+    CHECK_OK(aos_barrier_all());
+
+    /* The key is free again; the new segment is zero even though the old
+     * one held data. */
+    CHECK_OK(aos_seg_create(1, 10000, AOS_PROTO_RMA, &rw));
+    CHECK_OK(aos_barrier_all());
+    CHECK_OK(aos_seg_attach(right, 1, &r_rw));
+    CHECK_OK(aos_get(&word, r_rw, 9992, 8, NULL));
+    CHECK(word == 0);
+    CHECK_OK(aos_seg_detach(r_rw));
+
+    /* A buffer inside symmetric memory may be published, overlapping freely. */
+    uint8_t *sym = aos_malloc(4096);
+    aos_seg_t *s1, *s2;
+    CHECK_OK(aos_seg_create_from(10, sym, 100, AOS_PROTO_RMA, &s1));
+    CHECK_OK(aos_seg_create_from(11, sym + 50, 100, AOS_PROTO_RMA, &s2));
+    CHECK_OK(aos_barrier_all());
+    aos_seg_t *r_s2;
+    CHECK_OK(aos_seg_attach(right, 11, &r_s2));
+    uint8_t byte = (uint8_t)(me + 1);
+    CHECK_OK(aos_put(r_s2, 0, &byte, 1, NULL));
+    CHECK_OK(aos_barrier_all());
+    CHECK(sym[50] == (uint8_t)(left + 1));
+    CHECK_OK(aos_seg_detach(r_s2));
+    CHECK_OK(aos_barrier_all());
+    CHECK_OK(aos_seg_destroy(s1));
+    CHECK_OK(aos_seg_destroy(s2));
+
+    /* Many segments: the directory holds 1024 per PE, then says so. */
+    static aos_seg_t *many[1100];
+    int made = 0;
+    int rc = AOS_OK;
+    while (made < 1100 && (rc = aos_seg_create(1000 + (uint64_t)made, 8, AOS_PROTO_RMA,
+                                               &many[made])) == AOS_OK)
+        made++;
+    CHECK(rc == AOS_ERR_TOO_MANY);
+    CHECK(made == 1024 - 2); /* rw and ro_atomic are still alive */
+    for (int i = 0; i < made; i++)
+        CHECK_OK(aos_seg_destroy(many[i]));
+
+    /* Bad creation arguments. */
+    CHECK_RC(aos_seg_create(5, 0, AOS_PROTO_RMA, &dup), AOS_ERR_SIZE);
+    CHECK_RC(aos_seg_create(5, 10, 0, &dup), AOS_ERR_INVALID);
+    CHECK_RC(aos_seg_create(5, 10, 0x100, &dup), AOS_ERR_INVALID);
+    CHECK_RC(aos_seg_create(5, 10, AOS_PROTO_RMA, NULL), AOS_ERR_NULL);
+    CHECK_RC(aos_seg_create(5, (size_t)1 << 62, AOS_PROTO_RMA, &dup), AOS_ERR_SIZE);
+    CHECK_RC(aos_seg_create_from(5, NULL, 10, AOS_PROTO_RMA, &dup), AOS_ERR_NULL);
+    CHECK_RC(aos_put(NULL, 0, &word, 8, NULL), AOS_ERR_NULL);
+    CHECK_RC(aos_seg_size(NULL, &sz), AOS_ERR_NULL);
+
+    CHECK_OK(aos_barrier_all());
+    aos_free(sym);
+    CHECK_OK(aos_seg_destroy(rw));
+    CHECK_OK(aos_seg_destroy(ro_atomic));
+    free(tmp);
+    free(buf);
+    CHECK_OK(aos_finalize());
+    return 0;
+}
