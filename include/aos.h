@@ -57,7 +57,10 @@ extern "C" {
 /* Starts aos. Under `aosrun -n N` the program becomes one of N PEs; started
  * directly it runs as the only PE. Collective: every PE calls it. */
 int aos_init(void);
-/* Waits for every PE (a barrier), then releases everything aos holds. */
+/* Waits for every PE (a barrier), then releases everything aos holds.
+ * Segment handles this PE created are freed; attached handles must be
+ * detached before. Global variables stay usable. A single PE started without
+ * aosrun may call aos_init again; a launched PE gets AOS_ERR_FINALIZED. */
 int aos_finalize(void);
 /* 1 between a successful aos_init and aos_finalize, else 0. */
 int aos_initialized(void);

@@ -31,7 +31,8 @@
     X(AOS_ERR_SYSTEM, -21, "an operating system call failed (see errno)")                 \
     X(AOS_ERR_UNSUPPORTED, -22, "operation not supported by this transport")              \
     X(AOS_ERR_PE_DIED, -23, "a peer PE has died")                                         \
-    X(AOS_ERR_TOO_MANY, -24, "too many objects (segment table full)")
+    X(AOS_ERR_TOO_MANY, -24, "too many objects (segment table full)")                  \
+    X(AOS_ERR_FINALIZED, -25, "aos_finalize was called: a launched job cannot start again")
 
 enum aos_status {
 #define AOS__STATUS_ENUM(name, value, message) name = value,

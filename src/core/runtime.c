@@ -56,6 +56,8 @@ int aos_init(void)
     struct aos__runtime *rt = &aos__rt;
     if (rt->initialized)
         return AOS_ERR_ALREADY_INITIALIZED;
+    if (rt->finalized_launched)
+        return AOS_ERR_FINALIZED; /* aosrun's bootstrap socket is gone */
     int rc = aos__config_load(&rt->cfg);
     if (rc != AOS_OK)
         return rc;
@@ -126,8 +128,10 @@ int aos_finalize(void)
     free(rt->peers);
     rt->peers = NULL;
     aos__bootstrap_bye(rt);
-    if (rt->boot_fd >= 0)
+    if (rt->boot_fd >= 0) {
         close(rt->boot_fd);
+        rt->finalized_launched = 1;
+    }
     rt->boot_fd = -1;
     rt->me = rt->npes = -1;
     return rc;

@@ -29,6 +29,7 @@ struct aos__remap {
 
 struct aos__runtime {
     int initialized;
+    int finalized_launched; /* finalized after a launch: no second aos_init */
     int me;
     int npes;
     struct aos__config cfg;
