@@ -112,6 +112,25 @@ static void exchange(struct job *j)
     j->exchanged = 1;
 }
 
+/* A PE that ended without saying hello while others have: they would wait
+ * for it in aos_init forever. */
+static void check_missing_hello(struct job *j)
+{
+    if (j->hellos == 0 || j->stopping)
+        return;
+    for (int i = 0; i < j->o->npes; i++) {
+        struct pe *p = &j->pes[i];
+        if (p->state == PE_DONE && !p->said_hello) {
+            fprintf(stderr,
+                    "aosrun: PE %d (pid %d) exited without calling aos_init while other PEs "
+                    "wait in it; stopping them\n",
+                    i, (int)p->pid);
+            fail(j, 1);
+            return;
+        }
+    }
+}
+
 /* Messages: a hello (with the arena fd), then a bye from aos_finalize; EOF
  * when the PE closes its end. */
 static void on_boot_message(struct job *j, int rank)
@@ -132,6 +151,7 @@ static void on_boot_message(struct job *j, int rank)
         p->arena_fd = fd;
         if (++j->hellos == j->o->npes)
             exchange(j);
+        check_missing_hello(j);
         return;
     }
     if (fd >= 0)
@@ -182,12 +202,11 @@ static void on_child_exit(struct job *j, pid_t pid, int ws)
                 "forever, so they are stopped\n",
                 what);
         fail(j, 1);
-    } else if (clean && !p->said_hello && j->hellos > 0 && !j->stopping) {
-        fprintf(stderr, "aosrun: %s without calling aos_init while other PEs wait in it\n",
-                what);
-        fail(j, 1);
-    } else if (j->o->verbose) {
-        fprintf(stderr, "aosrun: %s\n", what);
+    } else {
+        if (j->o->verbose)
+            fprintf(stderr, "aosrun: %s\n", what);
+        if (clean && !p->said_hello)
+            check_missing_hello(j);
     }
 }
 

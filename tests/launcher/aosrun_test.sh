@@ -1,0 +1,80 @@
+#!/bin/sh
+# aosrun's supervision: a PE that dies, crashes, fails or hangs ends the job
+# promptly with a report naming the PE, its pid and how it ended; the exit
+# status is the failure's; nothing is left in /dev/shm or /tmp and no PE
+# process survives. usage: aosrun_test.sh AOSRUN VICTIM
+set -u
+AOSRUN=$1
+VICTIM=$2
+fails=0
+out=$(mktemp -d)
+snapshot() { ls -A /dev/shm /tmp 2>/dev/null | grep -v "^$(basename "$out")\$" | sort; }
+before=$(snapshot)
+# live processes of the PE program (its name as the kernel truncates it;
+# zombies are dead and only wait for a reaper)
+pe_procs() {
+    ps -C "$(basename "$VICTIM" | cut -c1-15)" -o pid=,stat= | awk '$2 !~ /^Z/ { print $1 }'
+}
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# run NAME EXPECTED_STATUS MAX_SECONDS PATTERN -- aosrun args...
+run() {
+    name=$1 want=$2 max=$3 pattern=$4
+    shift 5
+    start=$(date +%s%N)
+    "$AOSRUN" "$@" >"$out/$name.out" 2>"$out/$name.err"
+    got=$?
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    [ "$got" = "$want" ] || fail "$name: exit status $got, expected $want"
+    [ "$ms" -le $((max * 1000)) ] || fail "$name: took ${ms} ms, limit ${max} s"
+    if [ -n "$pattern" ] && ! grep -Eq "$pattern" "$out/$name.err"; then
+        fail "$name: stderr lacks /$pattern/:"; sed 's/^/    /' "$out/$name.err"
+    fi
+    leftover=$(pe_procs)
+    [ -z "$leftover" ] || fail "$name: PE processes survive: $leftover"
+    echo "ok $name: status $got in ${ms} ms"
+}
+
+run clean 0 20 "" -- -n 4 "$VICTIM" ok
+run kill 137 6 "PE 2 \(pid [0-9]+\) was killed by signal 9" -- -n 4 "$VICTIM" kill 2
+run segv 139 6 "PE 1 \(pid [0-9]+\) was killed by signal 11" -- -n 3 "$VICTIM" segv 1
+run exit 3 6 "PE 0 \(pid [0-9]+\) exited with status 3" -- -n 4 "$VICTIM" exit 0
+run nofinal 1 6 "PE 3 \(pid [0-9]+\) exited with status 0 without calling aos_finalize" -- -n 4 "$VICTIM" nofinal 3
+run noinit 1 6 "PE 1 .* without calling aos_init" -- -n 3 "$VICTIM" noinit 1
+run timeout 124 8 "timeout after 1 s" -- -n 4 --timeout 1 "$VICTIM" hang
+run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM" kill 9
+run noexec 127 5 "cannot run" -- -n 2 /nonexistent/program
+run badargs 2 2 "expected a PE count" -- -n 0 "$VICTIM" ok
+run badbind 2 2 "expected core, cluster or none" -- -n 2 --bind wrong "$VICTIM" ok
+run cluster 0 20 "" -- -n 3 --bind cluster "$VICTIM" ranks
+run unbound 0 20 "" -- -n 3 --bind none "$VICTIM" ranks
+grep -q "rank 2 of 3 node 3" "$out/unbound.out" || fail "ranks: $(cat "$out/unbound.out")"
+
+# SIGTERM to aosrun reaches the PEs; status 128+15.
+"$AOSRUN" -n 4 "$VICTIM" hang >"$out/term.out" 2>"$out/term.err" &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+got=$?
+[ "$got" = 143 ] || fail "sigterm: exit status $got, expected 143"
+sleep 0.3
+[ -z "$(pe_procs)" ] || fail "sigterm: PE processes survive"
+echo "ok sigterm: status $got"
+
+# SIGKILL to aosrun itself: the PEs die with it (parent-death signal).
+"$AOSRUN" -n 4 "$VICTIM" hang >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -KILL $pid
+wait $pid 2>/dev/null
+sleep 0.5
+[ -z "$(pe_procs)" ] || fail "aosrun killed: PE processes survive"
+echo "ok aosrun-killed"
+
+after=$(snapshot)
+[ "$before" = "$after" ] || fail "files left behind: $(echo "$after" | diff - "$(echo "$before")" 2>/dev/null)"
+rm -rf "$out"
+[ $fails = 0 ] && echo "all aosrun tests passed"
+exit $fails

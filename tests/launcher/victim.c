@@ -1,0 +1,60 @@
+/* A PE program that misbehaves on purpose, for the aosrun tests.
+ * usage: victim MODE [PE]
+ *   ok          init, barrier, finalize
+ *   kill PE     PE sends itself SIGKILL mid-run; the others wait in a barrier
+ *   segv PE     PE dereferences NULL mid-run
+ *   exit PE     PE exits with status 3 mid-run
+ *   nofinal PE  PE returns 0 without aos_finalize
+ *   hang        every PE waits for a word nobody writes
+ *   noinit PE   PE exits 0 before aos_init; the others call it
+ *   ranks       prints "rank R of N" and the node / cluster PE counts */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "aos.h"
+
+static uint64_t never;
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "ok";
+    int victim = argc > 2 ? atoi(argv[2]) : 0;
+    if (strcmp(mode, "noinit") == 0 && atoi(getenv("AOS_RANK") ? getenv("AOS_RANK") : "0") == victim)
+        return 0;
+    if (aos_init() != AOS_OK)
+        return 10;
+    int me = aos_my_pe();
+    /* buffers in every segment kind, so that leftovers would show */
+    void *heap = aos_malloc(1 << 20);
+    aos_seg_t *seg;
+    if (heap == NULL || aos_seg_create(7, 1 << 20, AOS_PROTO_RMA, &seg) != AOS_OK)
+        return 11;
+    aos_barrier_all();
+    if (me == victim) {
+        if (strcmp(mode, "kill") == 0)
+            raise(SIGKILL);
+        if (strcmp(mode, "segv") == 0)
+            *(volatile int *)(uintptr_t)argc = 0; /* argc is tiny: an unmapped address */
+        if (strcmp(mode, "exit") == 0)
+            exit(3);
+        if (strcmp(mode, "nofinal") == 0)
+            return 0;
+    }
+    if (strcmp(mode, "hang") == 0)
+        aos_wait_until_u64(&never, AOS_CMP_EQ, 1);
+    if (strcmp(mode, "ranks") == 0) {
+        int node = 0, cluster = 0;
+        aos_node_pes(NULL, 0, &node);
+        aos_cluster_pes(NULL, 0, &cluster);
+        printf("rank %d of %d node %d cluster %d\n", me, aos_n_pes(), node, cluster);
+    }
+    /* the survivors wait here; a dead PE must not leave them hanging */
+    aos_barrier_all();
+    aos_barrier_all();
+    aos_seg_destroy(seg);
+    aos_free(heap);
+    return aos_finalize() == AOS_OK ? 0 : 12;
+}
