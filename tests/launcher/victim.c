@@ -37,7 +37,7 @@ int main(int argc, char **argv)
         if (strcmp(mode, "kill") == 0)
             raise(SIGKILL);
         if (strcmp(mode, "segv") == 0)
-            *(volatile int *)(uintptr_t)argc = 0; /* argc is tiny: an unmapped address */
+            *(volatile int *)(uintptr_t)(argc * 16) = 0; /* a tiny, unmapped address */
         if (strcmp(mode, "exit") == 0)
             exit(3);
         if (strcmp(mode, "nofinal") == 0)

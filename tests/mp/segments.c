@@ -98,6 +98,7 @@ int main(void)
     CHECK_RC(aos_seg_attach(right, 1, &none), AOS_ERR_NO_KEY);
     CHECK_OK(aos_seg_detach(r_rw));
     CHECK_OK(aos_seg_detach(r_buf));
+    CHECK_OK(aos_seg_detach(r_atomic));
     CHECK_OK(aos_barrier_all());
 
     /* The key is free again; the new segment is zero even though the old
