@@ -7,8 +7,9 @@ set -u
 AOSRUN=$1
 VICTIM=$2
 fails=0
-# Under AddressSanitizer a crash must still end the PE by its signal.
+# Under the sanitizers a crash must still end the PE by its signal.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
+export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}handle_segv=0"
 out=$(mktemp -d)
 snapshot() { ls -A /dev/shm /tmp 2>/dev/null | grep -v "^$(basename "$out")\$" | sort; }
 before=$(snapshot)

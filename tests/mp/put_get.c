@@ -11,7 +11,10 @@ static const size_t sizes[] = {0, 1, 2, 3, 7, 8, 9, 15, 16, 63, 64, 65, 255, 409
 static const size_t offsets[] = {0, 1, 3, 8, 61};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define NOFFS (sizeof offsets / sizeof offsets[0])
-#define BIG (64u << 20)
+#ifndef AOS_TEST_BIG_MIB
+#define AOS_TEST_BIG_MIB 64
+#endif
+#define BIG ((size_t)AOS_TEST_BIG_MIB << 20)
 
 int main(void)
 {
