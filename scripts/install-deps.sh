@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs the Debian packages aos needs, only those missing.
+# usage: scripts/install-deps.sh [--mpi]   (--mpi adds Open MPI, for the benchmarks)
+set -eu
+pkgs="cmake make gcc clang pkg-config libhwloc-dev"
+[ "${1:-}" = "--mpi" ] && pkgs="$pkgs openmpi-bin libopenmpi-dev python3"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,35 @@
+#!/bin/sh
+# The whole test suite, on a fresh Debian machine: installs what is missing,
+# then builds and tests aos three times:
+#   build-test/        gcc, -Werror, every test (unit, multi-PE at 1-16 PEs, launcher)
+#   build-test-asan/   AddressSanitizer + UndefinedBehaviorSanitizer, multi-PE tests
+#   build-test-tsan/   ThreadSanitizer, multi-PE tests
+# and checks that clang builds it warning-free. Exits non-zero on any failure.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+sh "$root/scripts/install-deps.sh"
+jobs=$(nproc)
+
+configure_build() { # dir, extra cmake args...
+    dir=$1
+    shift
+    cmake -S "$root" -B "$root/$dir" -DAOS_WERROR=ON -DAOS_BUILD_BENCH=OFF "$@" >/dev/null
+    cmake --build "$root/$dir" -j"$jobs" >/dev/null
+}
+
+echo "== clang, -Werror (build only)"
+configure_build build-test-clang -DCMAKE_C_COMPILER=clang -DAOS_BUILD_TESTS=ON
+
+echo "== gcc, -Werror: all tests"
+configure_build build-test -DCMAKE_C_COMPILER=gcc
+ctest --test-dir "$root/build-test" -j"$jobs" --output-on-failure
+
+echo "== AddressSanitizer + UBSan: multi-PE tests"
+configure_build build-test-asan -DCMAKE_C_COMPILER=gcc -DAOS_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug
+ctest --test-dir "$root/build-test-asan" -j"$jobs" -L mp --output-on-failure
+
+echo "== ThreadSanitizer: multi-PE tests"
+configure_build build-test-tsan -DCMAKE_C_COMPILER=gcc -DAOS_SANITIZE=thread
+ctest --test-dir "$root/build-test-tsan" -j"$jobs" -L mp --output-on-failure
+
+echo "== all test builds passed"
