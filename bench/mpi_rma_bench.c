@@ -1,0 +1,145 @@
+/* The aos-bench metrics over MPI-3 RMA (run with Open MPI's osc/sm):
+ * MPI_Win_allocate + MPI_Win_lock_all, MPI_Put/MPI_Get + MPI_Win_flush, and
+ * MPI_Barrier. Same CSV as aos-bench.
+ * usage: mpirun -n 2 --mca osc sm mpi-rma-bench [quick] */
+#include <mpi.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bench_common.h"
+
+#define MAX_MSG (4u << 20)
+
+static int me, peer;
+static uint8_t *base;          /* window memory: MAX_MSG bytes then the flag */
+static volatile uint64_t *flag;
+static uint8_t *src;
+static MPI_Win win;
+static const MPI_Aint flag_disp = MAX_MSG;
+
+static void wait_flag(uint64_t want)
+{
+    while (*flag < want)
+        MPI_Win_sync(win); /* the unified model: sync makes remote puts visible */
+}
+
+static double pingpong(size_t bytes, long iters)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    uint64_t start = *flag;
+    double t0 = bench_now();
+    for (long i = 1; i <= iters; i++) {
+        uint64_t want = start + (uint64_t)i;
+        if (me == 1)
+            wait_flag(want);
+        MPI_Put(src, (int)bytes, MPI_BYTE, peer, 0, (int)bytes, MPI_BYTE, win);
+        MPI_Win_flush(peer, win);
+        MPI_Put(&want, 1, MPI_UINT64_T, peer, flag_disp, 1, MPI_UINT64_T, win);
+        MPI_Win_flush(peer, win);
+        if (me == 0)
+            wait_flag(want);
+    }
+    return (bench_now() - t0) / (double)iters / 2.0;
+}
+
+enum op { OP_PUT_FLUSH, OP_GET, OP_PUT_BW, OP_PUT_RATE, OP_BARRIER };
+
+static double timed(enum op op, size_t bytes, long iters)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = bench_now();
+    if (op == OP_BARRIER) {
+        for (long i = 0; i < iters; i++)
+            MPI_Barrier(MPI_COMM_WORLD);
+    } else if (me == 0) {
+        for (long i = 0; i < iters; i++) {
+            switch (op) {
+            case OP_PUT_FLUSH:
+                MPI_Put(src, (int)bytes, MPI_BYTE, peer, 0, (int)bytes, MPI_BYTE, win);
+                MPI_Win_flush(peer, win);
+                break;
+            case OP_GET:
+                MPI_Get(src, (int)bytes, MPI_BYTE, peer, 0, (int)bytes, MPI_BYTE, win);
+                MPI_Win_flush(peer, win);
+                break;
+            default:
+                MPI_Put(src, (int)bytes, MPI_BYTE, peer,
+                        op == OP_PUT_RATE ? (MPI_Aint)(i & 511) * 8 : 0, (int)bytes, MPI_BYTE,
+                        win);
+                break;
+            }
+        }
+        MPI_Win_flush(peer, win);
+    }
+    double t = bench_now() - t0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    return t;
+}
+
+static double median_of(enum op op, size_t bytes, long iters)
+{
+    double v[TRIALS];
+    for (int k = 0; k < TRIALS; k++)
+        v[k] = timed(op, bytes, iters);
+    return bench_median(v, TRIALS);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+    double scale = quick ? 0.05 : 1.0;
+    int n_pes;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &n_pes);
+    if (n_pes != 2) {
+        if (me == 0)
+            fprintf(stderr, "mpi-rma-bench: run with exactly 2 ranks\n");
+        MPI_Finalize();
+        return 2;
+    }
+    peer = 1 - me;
+    MPI_Win_allocate(MAX_MSG + 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    memset(base, 0, MAX_MSG + 64);
+    flag = (volatile uint64_t *)(base + MAX_MSG);
+    src = malloc(MAX_MSG);
+    memset(src, 0x5a, MAX_MSG);
+    MPI_Win_lock_all(0, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    for (size_t b = 8; b <= 4096; b *= 2) {
+        double v[TRIALS];
+        long iters = (long)(20000 * scale) + 10;
+        for (int k = 0; k < TRIALS; k++)
+            v[k] = pingpong(b, iters);
+        if (me == 0)
+            bench_report("pingpong", b, bench_median(v, TRIALS) * 1e6, "us");
+    }
+    long n = (long)(200000 * scale) + 10;
+    double t = median_of(OP_PUT_FLUSH, 8, n);
+    if (me == 0)
+        bench_report("put_quiet", 8, t / (double)n * 1e6, "us");
+    t = median_of(OP_GET, 8, n);
+    if (me == 0)
+        bench_report("get", 8, t / (double)n * 1e6, "us");
+    for (size_t b = 4096; b <= MAX_MSG; b *= 4) {
+        long iters = bench_iters(b, 256e6 * scale, 20, 100000);
+        t = median_of(OP_PUT_BW, b, iters);
+        if (me == 0)
+            bench_report("put_bw", b, (double)b * (double)iters / t / 1e9, "GB/s");
+    }
+    n = (long)(2000000 * scale) + 10;
+    t = median_of(OP_PUT_RATE, 8, n);
+    if (me == 0)
+        bench_report("put_rate", 8, (double)n / t / 1e6, "Mops/s");
+    n = (long)(50000 * scale) + 10;
+    t = median_of(OP_BARRIER, 0, n);
+    if (me == 0)
+        bench_report("barrier", 0, t / (double)n * 1e6, "us");
+
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+    free(src);
+    MPI_Finalize();
+    return 0;
+}
