@@ -32,8 +32,9 @@ static int quick;
 
 static double pingpong(size_t bytes, long iters)
 {
+    static uint64_t base; /* flag values so far, the same on both PEs: reading the
+                             flag instead would race with the peer's first put */
     TRY(aos_barrier_all());
-    uint64_t base = *flag;
     double t0 = bench_now();
     for (long i = 1; i <= iters; i++) {
         uint64_t want = base + (uint64_t)i;
@@ -48,6 +49,7 @@ static double pingpong(size_t bytes, long iters)
         }
     }
     double t = bench_now() - t0;
+    base += (uint64_t)iters;
     return t / (double)iters / 2.0;
 }
 
@@ -107,7 +109,7 @@ int main(int argc, char **argv)
     peer = 1 - me;
     sym = aos_calloc(MAX_MSG, 1);
     flag = aos_calloc(1, sizeof *flag);
-    src = malloc(MAX_MSG);
+    src = aligned_alloc(4096, MAX_MSG); /* page aligned like sym: no misaligned copies */
     if (sym == NULL || flag == NULL || src == NULL)
         return 1;
     memset(src, 0x5a, MAX_MSG);

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
         v[k] = cacheline((long)(200000 * scale) + 10);
     bench_report("cacheline", 64, bench_median(v, TRIALS) * 1e6, "us");
     size_t max = 4u << 20;
-    uint8_t *a = malloc(max), *b = malloc(max);
+    uint8_t *a = aligned_alloc(4096, max), *b = aligned_alloc(4096, max);
     memset(a, 1, max);
     memset(b, 2, max);
     for (size_t bytes = 4096; bytes <= max; bytes *= 4) {

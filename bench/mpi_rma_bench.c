@@ -25,8 +25,8 @@ static void wait_flag(uint64_t want)
 
 static double pingpong(size_t bytes, long iters)
 {
+    static uint64_t start; /* flag values so far, the same on both ranks */
     MPI_Barrier(MPI_COMM_WORLD);
-    uint64_t start = *flag;
     double t0 = bench_now();
     for (long i = 1; i <= iters; i++) {
         uint64_t want = start + (uint64_t)i;
@@ -39,7 +39,9 @@ static double pingpong(size_t bytes, long iters)
         if (me == 0)
             wait_flag(want);
     }
-    return (bench_now() - t0) / (double)iters / 2.0;
+    double t = bench_now() - t0;
+    start += (uint64_t)iters;
+    return t / (double)iters / 2.0;
 }
 
 enum op { OP_PUT_FLUSH, OP_GET, OP_PUT_BW, OP_PUT_RATE, OP_BARRIER };
@@ -102,7 +104,7 @@ int main(int argc, char **argv)
     MPI_Win_allocate(MAX_MSG + 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     memset(base, 0, MAX_MSG + 64);
     flag = (volatile uint64_t *)(base + MAX_MSG);
-    src = malloc(MAX_MSG);
+    src = aligned_alloc(4096, MAX_MSG); /* page aligned like the window */
     memset(src, 0x5a, MAX_MSG);
     MPI_Win_lock_all(0, win);
     MPI_Barrier(MPI_COMM_WORLD);

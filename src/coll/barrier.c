@@ -37,7 +37,8 @@ int aos_barrier_all(void)
         if (rc != AOS_OK)
             return rc;
         struct flag_wait w = {.flag = &mine->barrier[round].value, .epoch = epoch};
-        rc = aos__wait(flag_reached, &w, AOS__FOREVER);
+        uint64_t off = AOS__OFF_BARRIER(round);
+        rc = aos__wait(flag_reached, &w, AOS__FOREVER, (struct aos__watch){off, off + 8});
         if (rc != AOS_OK)
             return rc;
     }

@@ -47,7 +47,7 @@ int aos_event_wait(aos_event_t *ev)
     CHECK_EVENT(ev);
     if (!aos__rt.initialized)
         return aos__event_is_complete(ev) ? AOS_OK : AOS_ERR_NOT_INITIALIZED;
-    return aos__wait(event_ready, ev, AOS__FOREVER);
+    return aos__wait(event_ready, ev, AOS__FOREVER, AOS__WATCH_ALL);
 }
 
 int aos_event_test(aos_event_t *ev, int *done)
@@ -114,7 +114,7 @@ int aos_event_wait_all(aos_event_t *const *evs, size_t n)
     struct event_set s = {.evs = evs, .n = n};
     if (!aos__rt.initialized)
         return all_ready(&s) ? AOS_OK : AOS_ERR_NOT_INITIALIZED;
-    return aos__wait(all_ready, &s, AOS__FOREVER);
+    return aos__wait(all_ready, &s, AOS__FOREVER, AOS__WATCH_ALL);
 }
 
 int aos_event_wait_any(aos_event_t *const *evs, size_t n, size_t *index)
@@ -131,7 +131,7 @@ int aos_event_wait_any(aos_event_t *const *evs, size_t n, size_t *index)
         if (!any_ready(&s))
             return AOS_ERR_NOT_INITIALIZED;
     } else {
-        rc = aos__wait(any_ready, &s, AOS__FOREVER);
+        rc = aos__wait(any_ready, &s, AOS__FOREVER, AOS__WATCH_ALL);
         if (rc != AOS_OK)
             return rc;
     }

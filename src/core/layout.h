@@ -54,9 +54,14 @@ struct aos__arena_header {
     /* Futex word that writers bump to wake this PE's sleeping waiters. */
     uint32_t doorbell;
     uint32_t pad1[AOS__LINE / 4 - 1];
-    /* Number of this PE's threads sleeping (or about to) on the doorbell. */
+    /* Number of this PE's threads sleeping (or about to) on the doorbell, and
+     * the arena range [watch_lo, watch_hi) they wait on: writers outside it
+     * need not wake them. Several sleepers watch everything. */
     uint32_t sleepers;
-    uint32_t pad2[AOS__LINE / 4 - 1];
+    uint32_t pad2;
+    uint64_t watch_lo;
+    uint64_t watch_hi;
+    uint64_t pad3[AOS__LINE / 8 - 3];
     /* Dissemination barrier: round r's partner stores the barrier epoch here. */
     struct aos__line_word barrier[AOS__MAX_BARRIER_ROUNDS];
     struct aos__seg_entry segments[AOS__MAX_SEGMENTS];
@@ -69,6 +74,7 @@ _Static_assert(sizeof(struct aos__arena_header) <= AOS__HEADER_SIZE, "header fit
 
 #define AOS__OFF_DOORBELL offsetof(struct aos__arena_header, doorbell)
 #define AOS__OFF_SLEEPERS offsetof(struct aos__arena_header, sleepers)
+_Static_assert(offsetof(struct aos__arena_header, watch_hi) < 3 * AOS__LINE, "watch on sleepers line");
 #define AOS__OFF_BARRIER(r) (offsetof(struct aos__arena_header, barrier) + (size_t)(r) * AOS__LINE)
 
 #endif

@@ -9,17 +9,31 @@
 
 /* Sleep protocol, the waiter's half (the writer's half is ring_doorbell in
  * transport/shm/shm.c):
- *   waiter: sleepers++; fence; seq = doorbell; if ready: leave; futex_wait(seq)
- *   writer: write data; fence; if sleepers: doorbell++; futex_wake
- * With both fences seq_cst, either the writer sees sleepers > 0 and rings, or
- * the waiter's ready() sees the data. A ring after `seq` was read makes
- * futex_wait return at once. */
-static int sleep_until(aos__ready_fn ready, const void *ctx, uint64_t deadline)
+ *   waiter: sleepers++; watch = range; fence; seq = doorbell;
+ *           if ready: leave; futex_wait(seq)
+ *   writer: write data; fence; if sleepers and the write meets watch:
+ *           doorbell++; futex_wake
+ * With both fences seq_cst, either the writer sees the waiter's sleepers and
+ * watch and rings, or the waiter's ready() sees the data (a writer reading a
+ * stale watch has missed the waiter's stores, so the waiter sees its data).
+ * A ring after `seq` was read makes futex_wait return at once. */
+static void announce(struct aos__arena_header *h, struct aos__watch w)
+{
+    uint32_t before = aos__fetch_add_seq_cst(&h->sleepers, 1);
+    if (before != 0)
+        w = AOS__WATCH_ALL; /* another thread sleeps too: wake for anything */
+    /* Relaxed: published to writers by the seq_cst fence that follows. */
+    aos__store_relaxed(&h->watch_lo, w.lo);
+    aos__store_relaxed(&h->watch_hi, w.hi);
+}
+
+static int sleep_until(aos__ready_fn ready, const void *ctx, uint64_t deadline,
+                       struct aos__watch watch)
 {
     struct aos__arena_header *h = aos__rt.peers[aos__rt.me].header;
     uint64_t slice = aos__rt.cfg.sleep_us * 1000u;
     for (;;) {
-        aos__fetch_add_seq_cst(&h->sleepers, 1);
+        announce(h, watch);
         aos__fence_seq_cst(); /* pairs with the writer's fence in wake_now/flush */
         uint32_t seq = aos__load_seq_cst(&h->doorbell);
         if (ready(ctx)) {
@@ -39,7 +53,8 @@ static int sleep_until(aos__ready_fn ready, const void *ctx, uint64_t deadline)
     }
 }
 
-int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns)
+int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
+              struct aos__watch watch)
 {
     /* Our own deferred wakes first: the PE we wait for may be waiting on us. */
     aos__rt.tp->progress();
@@ -61,5 +76,5 @@ int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns)
         if (aos__now_ns() >= deadline)
             return AOS_ERR_TIMEOUT;
     }
-    return sleep_until(ready, ctx, deadline);
+    return sleep_until(ready, ctx, deadline, watch);
 }

@@ -10,7 +10,15 @@
 /* Returns non-zero once the awaited condition holds. */
 typedef int (*aos__ready_fn)(const void *ctx);
 
+/* The part of my arena whose writes can make a wait's condition true;
+ * writers elsewhere do not wake the waiter. */
+struct aos__watch {
+    uint64_t lo, hi; /* arena offsets, [lo, hi) */
+};
+#define AOS__WATCH_ALL ((struct aos__watch){0, UINT64_MAX})
+
 /* AOS_OK once ready(ctx) is true, AOS_ERR_TIMEOUT after timeout_ns. */
-int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns);
+int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
+              struct aos__watch watch);
 
 #endif

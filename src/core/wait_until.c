@@ -1,9 +1,8 @@
 /* wait_until / test on local 32- and 64-bit words. */
-#include <stdbool.h>
-
 #include "arch/atomics.h"
 #include "core/runtime.h"
 #include "core/wait.h"
+#include "mem/memory.h"
 
 struct word_wait {
     const void *addr;
@@ -56,7 +55,13 @@ static int wait_word(struct word_wait w, uint64_t timeout_ns)
     int rc = check_word(w.addr, w.width, w.cmp);
     if (rc != AOS_OK)
         return rc;
-    return aos__wait(word_met, &w, timeout_ns);
+    /* Only writes to the word itself can satisfy us; memory outside my
+     * arena is written by this process alone, so nobody needs to wake us. */
+    uint64_t off;
+    struct aos__watch watch = AOS__WATCH_ALL;
+    if (aos__local_arena_off(w.addr, &off))
+        watch = (struct aos__watch){off, off + (uint64_t)w.width / 8};
+    return aos__wait(word_met, &w, timeout_ns, watch);
 }
 
 static int test_word(struct word_wait w, int *met)

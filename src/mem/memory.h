@@ -23,6 +23,11 @@ void aos__memory_stop(struct aos__runtime *rt);
  * if the range runs off the end of its region. */
 int aos__sym_locate(const void *addr, size_t len, uint64_t *off);
 
+/* Where local memory at p lives in my arena, if it does: the symmetric heap
+ * and static data, buffers published in place, or my own arena view.
+ * Returns 1 and sets *off, else 0. */
+int aos__local_arena_off(const void *p, uint64_t *off);
+
 /* Moves the pages holding [lo, hi) (page aligned) into my arena at arena_off:
  * their contents are kept, their address stays the same. */
 int aos__remap_into_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,

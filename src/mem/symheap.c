@@ -65,6 +65,25 @@ int aos__sym_locate(const void *addr, size_t len, uint64_t *off)
     return AOS_OK;
 }
 
+int aos__local_arena_off(const void *p, uint64_t *off)
+{
+    uintptr_t a = (uintptr_t)p;
+    uintptr_t base = (uintptr_t)aos__rt.my_base;
+    if (a >= base && a - base < aos__rt.arena_size) {
+        *off = a - base;
+        return 1;
+    }
+    if (aos__sym_locate(p, 0, off) == AOS_OK)
+        return 1;
+    for (const struct aos__remap *r = aos__rt.remaps; r != NULL; r = r->next) {
+        if (a >= r->lo && a < r->hi) {
+            *off = r->arena_off + (a - r->lo);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int aos_sym_accessible(const void *addr)
 {
     uint64_t off;

@@ -8,27 +8,6 @@
 #include "mem/segment.h"
 #include "rma/block_copy.h"
 
-/* Where a local buffer lives in my arena, if it does (heap, static data,
- * remapped buffer, or a segment reached through my own arena view). */
-static int local_arena_off(const void *p, uint64_t *off)
-{
-    uintptr_t a = (uintptr_t)p;
-    uintptr_t base = (uintptr_t)aos__rt.my_base;
-    if (a >= base && a - base < aos__rt.arena_size) {
-        *off = a - base;
-        return 1;
-    }
-    if (aos__sym_locate(p, 0, off) == AOS_OK)
-        return 1;
-    for (const struct aos__remap *r = aos__rt.remaps; r != NULL; r = r->next) {
-        if (a >= r->lo && a < r->hi) {
-            *off = r->arena_off + (a - r->lo);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static int ranges_meet(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
     return alen != 0 && blen != 0 && a < b + blen && b < a + alen;
@@ -38,7 +17,7 @@ static int ranges_meet(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 static int check_self_overlap(int pe, uint64_t remote_off, const void *local, size_t len)
 {
     uint64_t loff;
-    if (pe != aos__rt.me || !local_arena_off(local, &loff))
+    if (pe != aos__rt.me || !aos__local_arena_off(local, &loff))
         return AOS_OK;
     return ranges_meet(loff, len, remote_off, len) ? AOS_ERR_OVERLAP : AOS_OK;
 }
@@ -51,7 +30,7 @@ static int block_self_overlap(int pe, uint64_t remote_off, const void *local,
                               const aos_block_t *b, size_t lext, size_t rext)
 {
     uint64_t loff;
-    if (pe != aos__rt.me || !local_arena_off(local, &loff))
+    if (pe != aos__rt.me || !aos__local_arena_off(local, &loff))
         return AOS_OK;
     if (!ranges_meet(loff, lext, remote_off, rext))
         return AOS_OK;

@@ -2,8 +2,9 @@
  * is one memcpy by the initiating core and completes before it returns.
  *
  * Waking: a waiter that goes to sleep announces itself in its header's
- * `sleepers` and sleeps on its `doorbell`. A writer that finds sleepers > 0
- * bumps the doorbell and wakes them. Both sides separate their write from
+ * `sleepers` with the range it watches and sleeps on its `doorbell`. A
+ * writer that finds sleepers > 0 watching memory it wrote bumps the
+ * doorbell and wakes them. Both sides separate their write from
  * their read of the other's word with a seq_cst fence (a Dekker pattern,
  * see core/wait.c), so a sleeper is never missed. Blocking operations wake at
  * once; operations with an event only mark the peer, and the marks are
@@ -23,8 +24,13 @@
 #include "rma/block_copy.h"
 #include "transport/shm/shm.h"
 
-static uint8_t *wake_marked; /* wake_marked[pe] = 1 when pe may need a wake */
-static int *wake_list;       /* the marked PEs, wake_count of them */
+/* Writes with an event not yet checked for sleepers: per peer, the arena
+ * range they covered; wake_list holds the marked peers. */
+struct dirty {
+    uint64_t lo, hi; /* lo == hi: clean */
+};
+static struct dirty *dirty;
+static int *wake_list;
 static int wake_count;
 
 static inline char *peer_addr(int pe, uint64_t off)
@@ -32,31 +38,41 @@ static inline char *peer_addr(int pe, uint64_t off)
     return aos__rt.peers[pe].base + off;
 }
 
-static void ring_doorbell(int pe)
+/* Wakes pe's sleepers if they watch a range our write [lo, hi) touched. */
+static void ring_doorbell(int pe, uint64_t lo, uint64_t hi)
 {
     struct aos__arena_header *h = aos__rt.peers[pe].header;
     /* Relaxed: ordered after our data writes by the caller's seq_cst fence,
-     * which pairs with the fence in the waiter's sleep protocol. */
-    if (aos__load_relaxed(&h->sleepers) != 0) {
-        aos__fetch_add_seq_cst(&h->doorbell, 1);
-        aos__futex_wake_all(&h->doorbell);
-    }
+     * which pairs with the fence in the waiter's sleep protocol (core/wait.c). */
+    if (aos__load_relaxed(&h->sleepers) == 0)
+        return;
+    if (hi <= aos__load_relaxed(&h->watch_lo) || lo >= aos__load_relaxed(&h->watch_hi))
+        return;
+    aos__fetch_add_seq_cst(&h->doorbell, 1);
+    aos__futex_wake_all(&h->doorbell);
 }
 
 /* After a blocking write to pe: make it visible before any later access and
- * wake pe if it sleeps. */
-static inline void wake_now(int pe)
+ * wake pe if it sleeps on that memory. */
+static inline void wake_now(int pe, uint64_t lo, uint64_t hi)
 {
     aos__fence_seq_cst(); /* pairs with the fence in aos__wait's sleep path */
-    ring_doorbell(pe);
+    ring_doorbell(pe, lo, hi);
 }
 
-static inline void wake_later(int pe)
+static inline void wake_later(int pe, uint64_t lo, uint64_t hi)
 {
-    if (!wake_marked[pe]) {
-        wake_marked[pe] = 1;
+    struct dirty *d = &dirty[pe];
+    if (d->lo == d->hi) {
+        d->lo = lo;
+        d->hi = hi;
         wake_list[wake_count++] = pe;
+        return;
     }
+    if (lo < d->lo)
+        d->lo = lo;
+    if (hi > d->hi)
+        d->hi = hi;
 }
 
 static void flush_wakes(void)
@@ -65,18 +81,20 @@ static void flush_wakes(void)
         return;
     aos__fence_seq_cst(); /* one fence covers every marked peer, as in wake_now */
     for (int i = 0; i < wake_count; i++) {
-        ring_doorbell(wake_list[i]);
-        wake_marked[wake_list[i]] = 0;
+        struct dirty *d = &dirty[wake_list[i]];
+        ring_doorbell(wake_list[i], d->lo, d->hi);
+        d->lo = d->hi = 0;
     }
     wake_count = 0;
 }
 
-static inline void finish_write(int pe, aos_event_t *ev)
+/* The write [off, off+len) to pe is done: wake or mark, count the event. */
+static inline void finish_write(int pe, uint64_t off, uint64_t len, aos_event_t *ev)
 {
     if (ev == NULL) {
-        wake_now(pe);
+        wake_now(pe, off, off + len);
     } else {
-        wake_later(pe);
+        wake_later(pe, off, off + len);
         aos__event_post(ev);
         aos__event_complete(ev);
     }
@@ -95,7 +113,7 @@ static int shm_put(int pe, uint64_t off, const void *src, size_t len, aos_event_
     } else {
         memcpy(dst, src, len);
     }
-    finish_write(pe, ev);
+    finish_write(pe, off, len, ev);
     return AOS_OK;
 }
 
@@ -114,7 +132,9 @@ static int shm_put_block(int pe, uint64_t off, const void *src, const aos_block_
                          aos_event_t *ev)
 {
     aos__block_copy(peer_addr(pe, off), b->remote_stride, src, b->local_stride, b);
-    finish_write(pe, ev);
+    size_t extent = 0;
+    (void)aos__block_extent(b, b->remote_stride, &extent); /* checked by the caller */
+    finish_write(pe, off, extent, ev);
     return AOS_OK;
 }
 
@@ -135,23 +155,26 @@ static int shm_signal_store(int pe, uint64_t off, uint64_t value)
     /* Release: the receiver's acquire load of this word sees everything this
      * PE wrote before (the barrier and flag protocols rely on it). */
     aos__store_release((uint64_t *)(void *)peer_addr(pe, off), value);
-    wake_now(pe);
+    wake_now(pe, off, off + sizeof value);
+    return AOS_OK;
+}
+
+/* Every copy is already done when a put returns; what fence and quiet add
+ * is a full barrier (earlier stores before later accesses) and the deferred
+ * wakes. flush_wakes issues the barrier itself when it has work. */
+static int shm_quiet(void)
+{
+    if (wake_count != 0)
+        flush_wakes();
+    else
+        aos__fence_seq_cst(); /* earlier copies precede any later access */
     return AOS_OK;
 }
 
 static int shm_fence(int pe)
 {
     (void)pe;
-    aos__fence_seq_cst(); /* earlier copies to every peer precede later ones */
-    flush_wakes();
-    return AOS_OK;
-}
-
-static int shm_quiet(void)
-{
-    aos__fence_seq_cst(); /* all copies are done; make them globally visible */
-    flush_wakes();
-    return AOS_OK;
+    return shm_quiet();
 }
 
 static int shm_local_ptr(int pe, uint64_t off, void **ptr)
@@ -165,9 +188,9 @@ static int shm_local_ptr(int pe, uint64_t off, void **ptr)
 static int shm_start(struct aos__runtime *rt)
 {
     int rc = AOS_ERR_NO_MEMORY;
-    wake_marked = calloc((size_t)rt->npes, 1);
+    dirty = calloc((size_t)rt->npes, sizeof *dirty);
     wake_list = calloc((size_t)rt->npes, sizeof *wake_list);
-    if (wake_marked == NULL || wake_list == NULL)
+    if (dirty == NULL || wake_list == NULL)
         goto fail_lists;
     rc = aos__shm_arena_create(rt);
     if (rc != AOS_OK)
@@ -199,9 +222,9 @@ fail_arena:
     aos__shm_arena_destroy(rt);
 fail_lists:
     free(wake_list);
-    free(wake_marked);
+    free(dirty);
     wake_list = NULL;
-    wake_marked = NULL;
+    dirty = NULL;
     return rc;
 }
 
@@ -210,9 +233,9 @@ static void shm_stop(struct aos__runtime *rt)
     flush_wakes();
     aos__shm_arena_destroy(rt);
     free(wake_list);
-    free(wake_marked);
+    free(dirty);
     wake_list = NULL;
-    wake_marked = NULL;
+    dirty = NULL;
     wake_count = 0;
 }
 
