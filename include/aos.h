@@ -80,6 +80,8 @@ int aos_cluster_pes(int *pes, int max, int *count);
 
 /* ---- events ------------------------------------------------------------- */
 
+/* A counting completion event. One thread at a time issues operations on an
+ * event and waits on it (events are cheap: give each thread its own). */
 typedef struct aos_event aos_event_t;
 
 int aos_event_create(aos_event_t **ev);
