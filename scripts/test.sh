@@ -13,7 +13,7 @@ jobs=$(nproc)
 configure_build() { # dir, extra cmake args...
     dir=$1
     shift
-    cmake -S "$root" -B "$root/$dir" -DAOS_WERROR=ON -DAOS_BUILD_BENCH=OFF "$@" >/dev/null
+    cmake -S "$root" -B "$root/$dir" -DAOS_WERROR=ON "$@" >/dev/null
     cmake --build "$root/$dir" -j"$jobs" >/dev/null
 }
 
