@@ -21,14 +21,12 @@
         }                                                                                  \
     } while (0)
 
-#define MAX_MSG (4u << 20)
 
 static int me, peer;
-static uint8_t *sym;     /* MAX_MSG symmetric bytes: the target of puts */
+static uint8_t *sym;     /* BENCH_MAX_MSG symmetric bytes: the target of puts */
 static uint64_t *flag;   /* ping-pong flag */
 static uint8_t *src;
 static aos_event_t *ev;
-static int quick;
 
 static double pingpong(size_t bytes, long iters)
 {
@@ -53,28 +51,25 @@ static double pingpong(size_t bytes, long iters)
     return t / (double)iters / 2.0;
 }
 
-/* The initiator (PE 0) times `iters` calls of one operation kind. */
-enum op { OP_PUT_QUIET, OP_GET, OP_PUT_BW, OP_PUT_RATE, OP_BARRIER };
-
-static double timed(enum op op, size_t bytes, long iters)
+static double timed(enum bench_op op, size_t bytes, long iters)
 {
     TRY(aos_barrier_all());
     double t0 = bench_now();
-    if (op == OP_BARRIER) {
+    if (op == BENCH_BARRIER) {
         for (long i = 0; i < iters; i++)
             TRY(aos_barrier_all());
     } else if (me == 0) {
         for (long i = 0; i < iters; i++) {
             switch (op) {
-            case OP_PUT_QUIET:
+            case BENCH_PUT_QUIET:
                 TRY(aos_putmem(peer, sym, src, bytes, ev));
                 TRY(aos_quiet());
                 break;
-            case OP_GET:
+            case BENCH_GET:
                 TRY(aos_getmem(peer, src, sym, bytes, NULL));
                 break;
-            default: /* OP_PUT_BW, OP_PUT_RATE */
-                TRY(aos_putmem(peer, sym + (op == OP_PUT_RATE ? (size_t)(i & 511) * 8 : 0), src,
+            default: /* BENCH_PUT_BW, BENCH_PUT_RATE */
+                TRY(aos_putmem(peer, sym + (op == BENCH_PUT_RATE ? (size_t)(i & 511) * 8 : 0), src,
                                bytes, ev));
                 break;
             }
@@ -86,17 +81,9 @@ static double timed(enum op op, size_t bytes, long iters)
     return t;
 }
 
-static double median_of(enum op op, size_t bytes, long iters)
-{
-    double v[TRIALS];
-    for (int k = 0; k < TRIALS; k++)
-        v[k] = timed(op, bytes, iters);
-    return bench_median(v, TRIALS);
-}
-
 int main(int argc, char **argv)
 {
-    quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+    int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
     double scale = quick ? 0.05 : 1.0;
     TRY(aos_init());
     me = aos_my_pe();
@@ -107,43 +94,16 @@ int main(int argc, char **argv)
         return 2;
     }
     peer = 1 - me;
-    sym = aos_calloc(MAX_MSG, 1);
+    sym = aos_calloc(BENCH_MAX_MSG, 1);
     flag = aos_calloc(1, sizeof *flag);
-    src = aligned_alloc(4096, MAX_MSG); /* page aligned like sym: no misaligned copies */
+    src = aligned_alloc(4096, BENCH_MAX_MSG); /* page aligned like sym: no misaligned copies */
     if (sym == NULL || flag == NULL || src == NULL)
         return 1;
-    memset(src, 0x5a, MAX_MSG);
+    memset(src, 0x5a, BENCH_MAX_MSG);
     TRY(aos_event_create(&ev));
 
-    for (size_t b = 8; b <= 4096; b *= 2) {
-        double v[TRIALS];
-        long iters = (long)(20000 * scale) + 10;
-        for (int k = 0; k < TRIALS; k++)
-            v[k] = pingpong(b, iters);
-        if (me == 0)
-            bench_report("pingpong", b, bench_median(v, TRIALS) * 1e6, "us");
-    }
-    long n = (long)(200000 * scale) + 10;
-    double t = median_of(OP_PUT_QUIET, 8, n);
-    if (me == 0)
-        bench_report("put_quiet", 8, t / (double)n * 1e6, "us");
-    t = median_of(OP_GET, 8, n);
-    if (me == 0)
-        bench_report("get", 8, t / (double)n * 1e6, "us");
-    for (size_t b = 4096; b <= MAX_MSG; b *= 4) {
-        long iters = bench_iters(b, 256e6 * scale, 20, 100000);
-        t = median_of(OP_PUT_BW, b, iters);
-        if (me == 0)
-            bench_report("put_bw", b, (double)b * (double)iters / t / 1e9, "GB/s");
-    }
-    n = (long)(2000000 * scale) + 10;
-    t = median_of(OP_PUT_RATE, 8, n);
-    if (me == 0)
-        bench_report("put_rate", 8, (double)n / t / 1e6, "Mops/s");
-    n = (long)(50000 * scale) + 10;
-    t = median_of(OP_BARRIER, 0, n);
-    if (me == 0)
-        bench_report("barrier", 0, t / (double)n * 1e6, "us");
+    struct bench_target target = {.me = me, .pingpong = pingpong, .timed = timed};
+    bench_run_all(&target, scale);
 
     TRY(aos_event_destroy(ev));
     free(src);

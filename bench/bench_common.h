@@ -43,4 +43,61 @@ static inline long bench_iters(size_t bytes, double budget, long min, long max)
     return n < min ? min : n > max ? max : n;
 }
 
+#define BENCH_MAX_MSG (4u << 20)
+
+/* What each benchmark program measures, the same way. */
+enum bench_op { BENCH_PUT_QUIET, BENCH_GET, BENCH_PUT_BW, BENCH_PUT_RATE, BENCH_BARRIER };
+
+struct bench_target {
+    int me; /* only PE/rank 0 reports */
+    /* half round trip in seconds of `iters` exchanges of `bytes` */
+    double (*pingpong)(size_t bytes, long iters);
+    /* seconds for `iters` operations of one kind, timed by PE 0 */
+    double (*timed)(enum bench_op op, size_t bytes, long iters);
+};
+
+static inline double bench_median_of(const struct bench_target *t, enum bench_op op,
+                                     size_t bytes, long iters)
+{
+    double v[TRIALS];
+    for (int k = 0; k < TRIALS; k++)
+        v[k] = t->timed(op, bytes, iters);
+    return bench_median(v, TRIALS);
+}
+
+/* Runs every metric and prints the CSV; scale < 1 shortens the runs. */
+static inline void bench_run_all(const struct bench_target *t, double scale)
+{
+    int report = t->me == 0;
+    for (size_t b = 8; b <= 4096; b *= 2) {
+        double v[TRIALS];
+        long iters = (long)(20000 * scale) + 10;
+        for (int k = 0; k < TRIALS; k++)
+            v[k] = t->pingpong(b, iters);
+        if (report)
+            bench_report("pingpong", b, bench_median(v, TRIALS) * 1e6, "us");
+    }
+    long n = (long)(200000 * scale) + 10;
+    double s = bench_median_of(t, BENCH_PUT_QUIET, 8, n);
+    if (report)
+        bench_report("put_quiet", 8, s / (double)n * 1e6, "us");
+    s = bench_median_of(t, BENCH_GET, 8, n);
+    if (report)
+        bench_report("get", 8, s / (double)n * 1e6, "us");
+    for (size_t b = 4096; b <= BENCH_MAX_MSG; b *= 4) {
+        long iters = bench_iters(b, 256e6 * scale, 20, 100000);
+        s = bench_median_of(t, BENCH_PUT_BW, b, iters);
+        if (report)
+            bench_report("put_bw", b, (double)b * (double)iters / s / 1e9, "GB/s");
+    }
+    n = (long)(2000000 * scale) + 10;
+    s = bench_median_of(t, BENCH_PUT_RATE, 8, n);
+    if (report)
+        bench_report("put_rate", 8, (double)n / s / 1e6, "Mops/s");
+    n = (long)(50000 * scale) + 10;
+    s = bench_median_of(t, BENCH_BARRIER, 0, n);
+    if (report)
+        bench_report("barrier", 0, s / (double)n * 1e6, "us");
+}
+
 #endif

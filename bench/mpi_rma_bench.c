@@ -8,14 +8,13 @@
 
 #include "bench_common.h"
 
-#define MAX_MSG (4u << 20)
 
 static int me, peer;
-static uint8_t *base;          /* window memory: MAX_MSG bytes then the flag */
+static uint8_t *base;          /* window memory: BENCH_MAX_MSG bytes then the flag */
 static volatile uint64_t *flag;
 static uint8_t *src;
 static MPI_Win win;
-static const MPI_Aint flag_disp = MAX_MSG;
+static const MPI_Aint flag_disp = BENCH_MAX_MSG;
 
 static void wait_flag(uint64_t want)
 {
@@ -44,29 +43,27 @@ static double pingpong(size_t bytes, long iters)
     return t / (double)iters / 2.0;
 }
 
-enum op { OP_PUT_FLUSH, OP_GET, OP_PUT_BW, OP_PUT_RATE, OP_BARRIER };
-
-static double timed(enum op op, size_t bytes, long iters)
+static double timed(enum bench_op op, size_t bytes, long iters)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = bench_now();
-    if (op == OP_BARRIER) {
+    if (op == BENCH_BARRIER) {
         for (long i = 0; i < iters; i++)
             MPI_Barrier(MPI_COMM_WORLD);
     } else if (me == 0) {
         for (long i = 0; i < iters; i++) {
             switch (op) {
-            case OP_PUT_FLUSH:
+            case BENCH_PUT_QUIET:
                 MPI_Put(src, (int)bytes, MPI_BYTE, peer, 0, (int)bytes, MPI_BYTE, win);
                 MPI_Win_flush(peer, win);
                 break;
-            case OP_GET:
+            case BENCH_GET:
                 MPI_Get(src, (int)bytes, MPI_BYTE, peer, 0, (int)bytes, MPI_BYTE, win);
                 MPI_Win_flush(peer, win);
                 break;
             default:
                 MPI_Put(src, (int)bytes, MPI_BYTE, peer,
-                        op == OP_PUT_RATE ? (MPI_Aint)(i & 511) * 8 : 0, (int)bytes, MPI_BYTE,
+                        op == BENCH_PUT_RATE ? (MPI_Aint)(i & 511) * 8 : 0, (int)bytes, MPI_BYTE,
                         win);
                 break;
             }
@@ -76,14 +73,6 @@ static double timed(enum op op, size_t bytes, long iters)
     double t = bench_now() - t0;
     MPI_Barrier(MPI_COMM_WORLD);
     return t;
-}
-
-static double median_of(enum op op, size_t bytes, long iters)
-{
-    double v[TRIALS];
-    for (int k = 0; k < TRIALS; k++)
-        v[k] = timed(op, bytes, iters);
-    return bench_median(v, TRIALS);
 }
 
 int main(int argc, char **argv)
@@ -101,43 +90,16 @@ int main(int argc, char **argv)
         return 2;
     }
     peer = 1 - me;
-    MPI_Win_allocate(MAX_MSG + 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    memset(base, 0, MAX_MSG + 64);
-    flag = (volatile uint64_t *)(base + MAX_MSG);
-    src = aligned_alloc(4096, MAX_MSG); /* page aligned like the window */
-    memset(src, 0x5a, MAX_MSG);
+    MPI_Win_allocate(BENCH_MAX_MSG + 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    memset(base, 0, BENCH_MAX_MSG + 64);
+    flag = (volatile uint64_t *)(base + BENCH_MAX_MSG);
+    src = aligned_alloc(4096, BENCH_MAX_MSG); /* page aligned like the window */
+    memset(src, 0x5a, BENCH_MAX_MSG);
     MPI_Win_lock_all(0, win);
     MPI_Barrier(MPI_COMM_WORLD);
 
-    for (size_t b = 8; b <= 4096; b *= 2) {
-        double v[TRIALS];
-        long iters = (long)(20000 * scale) + 10;
-        for (int k = 0; k < TRIALS; k++)
-            v[k] = pingpong(b, iters);
-        if (me == 0)
-            bench_report("pingpong", b, bench_median(v, TRIALS) * 1e6, "us");
-    }
-    long n = (long)(200000 * scale) + 10;
-    double t = median_of(OP_PUT_FLUSH, 8, n);
-    if (me == 0)
-        bench_report("put_quiet", 8, t / (double)n * 1e6, "us");
-    t = median_of(OP_GET, 8, n);
-    if (me == 0)
-        bench_report("get", 8, t / (double)n * 1e6, "us");
-    for (size_t b = 4096; b <= MAX_MSG; b *= 4) {
-        long iters = bench_iters(b, 256e6 * scale, 20, 100000);
-        t = median_of(OP_PUT_BW, b, iters);
-        if (me == 0)
-            bench_report("put_bw", b, (double)b * (double)iters / t / 1e9, "GB/s");
-    }
-    n = (long)(2000000 * scale) + 10;
-    t = median_of(OP_PUT_RATE, 8, n);
-    if (me == 0)
-        bench_report("put_rate", 8, (double)n / t / 1e6, "Mops/s");
-    n = (long)(50000 * scale) + 10;
-    t = median_of(OP_BARRIER, 0, n);
-    if (me == 0)
-        bench_report("barrier", 0, t / (double)n * 1e6, "us");
+    struct bench_target target = {.me = me, .pingpong = pingpong, .timed = timed};
+    bench_run_all(&target, scale);
 
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);

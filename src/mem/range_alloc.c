@@ -22,9 +22,10 @@ void aos__range_fini(struct aos__range_alloc *a)
     memset(a, 0, sizeof *a);
 }
 
-static int insert_at(struct aos__range_alloc *a, size_t i, struct aos__range r)
+/* Makes room for `more` ranges beyond the current count. */
+static int reserve(struct aos__range_alloc *a, size_t more)
 {
-    if (a->count == a->capacity) {
+    while (a->count + more > a->capacity) {
         size_t cap = a->capacity * 2;
         struct aos__range *n = realloc(a->ranges, cap * sizeof *n);
         if (n == NULL)
@@ -32,10 +33,15 @@ static int insert_at(struct aos__range_alloc *a, size_t i, struct aos__range r)
         a->ranges = n;
         a->capacity = cap;
     }
+    return AOS_OK;
+}
+
+/* Inserts r before index i; the caller has reserved room. */
+static void insert_at(struct aos__range_alloc *a, size_t i, struct aos__range r)
+{
     memmove(&a->ranges[i + 1], &a->ranges[i], (a->count - i) * sizeof *a->ranges);
     a->ranges[i] = r;
     a->count++;
-    return AOS_OK;
 }
 
 static void remove_at(struct aos__range_alloc *a, size_t i)
@@ -58,26 +64,19 @@ int aos__range_alloc(struct aos__range_alloc *a, uint64_t len, uint64_t align, u
             continue;
         /* Split into [pad][allocation][rest]; reserve room for two inserts
          * first so that a failed insert leaves the table untouched. */
-        size_t extra = (pad != 0) + (r.len - pad - len != 0);
-        while (a->count + extra > a->capacity) {
-            size_t cap = a->capacity * 2;
-            struct aos__range *n = realloc(a->ranges, cap * sizeof *n);
-            if (n == NULL)
-                return AOS_ERR_NO_MEMORY;
-            a->ranges = n;
-            a->capacity = cap;
-        }
+        if (reserve(a, (pad != 0) + (r.len - pad - len != 0)) != AOS_OK)
+            return AOS_ERR_NO_MEMORY;
         size_t at = i;
         if (pad != 0) {
             a->ranges[i].len = pad;
             at = i + 1;
-            (void)insert_at(a, at, (struct aos__range){.off = start, .len = r.len - pad});
+            insert_at(a, at, (struct aos__range){.off = start, .len = r.len - pad});
         }
         uint64_t rest = a->ranges[at].len - len;
         a->ranges[at].len = len;
         a->ranges[at].used = 1;
         if (rest != 0)
-            (void)insert_at(a, at + 1, (struct aos__range){.off = start + len, .len = rest});
+            insert_at(a, at + 1, (struct aos__range){.off = start + len, .len = rest});
         *off = start;
         return AOS_OK;
     }
