@@ -114,7 +114,8 @@ int aos_seg_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **se
 /* Publishes `size` bytes of my existing memory at `buf`. The buffer keeps its
  * address and contents; it must stay allocated until aos_seg_destroy. The
  * pages holding it become shared memory, so two such segments may not share a
- * page (AOS_ERR_OVERLAP); buffers in symmetric memory may overlap freely. */
+ * page (AOS_ERR_OVERLAP); buffers in symmetric memory may overlap freely.
+ * The calling thread's stack cannot be published (AOS_ERR_INVALID). */
 int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols,
                         aos_seg_t **seg);
 /* Any PE obtains a handle to owner's segment `key`; the owner does nothing.

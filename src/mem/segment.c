@@ -2,6 +2,7 @@
  * (owner, key) by reading the owner's directory, with no help from the owner. */
 #include "mem/segment.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -103,6 +104,21 @@ int aos_seg_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **se
     return rc;
 }
 
+/* The calling thread's stack cannot be moved: the page copy would miss what
+ * the very calls that move it push onto it. */
+static int on_my_stack(uintptr_t lo, uintptr_t hi)
+{
+    pthread_attr_t attr;
+    void *base = NULL;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return 0;
+    int ok = pthread_attr_getstack(&attr, &base, &size) == 0;
+    pthread_attr_destroy(&attr);
+    uintptr_t s = (uintptr_t)base;
+    return ok && lo < s + size && s < hi;
+}
+
 static int overlaps_remap(uintptr_t lo, uintptr_t hi)
 {
     for (struct aos__remap *r = aos__rt.remaps; r != NULL; r = r->next)
@@ -131,6 +147,8 @@ int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols
     uintptr_t hi = (a + size + page - 1) & ~(page - 1);
     if (overlaps_remap(lo, hi))
         return AOS_ERR_OVERLAP;
+    if (on_my_stack(lo, hi))
+        return AOS_ERR_INVALID;
     if (hi - lo > aos__rt.segspace_size)
         return AOS_ERR_SIZE;
     struct aos__remap *r = malloc(sizeof *r);

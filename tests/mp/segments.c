@@ -139,6 +139,10 @@ int main(void)
     for (int i = 0; i < made; i++)
         CHECK_OK(aos_seg_destroy(many[i]));
 
+    /* The caller's stack cannot be published in place. */
+    char on_stack[64];
+    CHECK_RC(aos_seg_create_from(6, on_stack, sizeof on_stack, AOS_PROTO_RMA, &dup),
+             AOS_ERR_INVALID);
     /* Bad creation arguments. */
     CHECK_RC(aos_seg_create(5, 0, AOS_PROTO_RMA, &dup), AOS_ERR_SIZE);
     CHECK_RC(aos_seg_create(5, 10, 0, &dup), AOS_ERR_INVALID);
