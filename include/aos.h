@@ -132,7 +132,9 @@ int aos_seg_size(const aos_seg_t *seg, size_t *size);
 int aos_seg_owner(const aos_seg_t *seg, int *owner);
 /* Load/store protocol: a pointer through which this PE reads and writes the
  * segment's memory at `offset` directly. AOS_ERR_NOT_LOCAL for a peer off
- * the node. */
+ * the node. Plain stores wake nobody: a peer asleep in aos_wait_until on
+ * that memory notices within AOS_SLEEP_US; write the final flag with a put
+ * to wake it at once. */
 int aos_seg_ptr(const aos_seg_t *seg, size_t offset, void **ptr);
 
 /* ---- symmetric memory ---------------------------------------------------- */
