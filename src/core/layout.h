@@ -72,8 +72,6 @@ _Static_assert(offsetof(struct aos__arena_header, barrier) == 3 * AOS__LINE, "ba
 _Static_assert(offsetof(struct aos__arena_header, segments) % AOS__LINE == 0, "aligned dir");
 _Static_assert(sizeof(struct aos__arena_header) <= AOS__HEADER_SIZE, "header fits");
 
-#define AOS__OFF_DOORBELL offsetof(struct aos__arena_header, doorbell)
-#define AOS__OFF_SLEEPERS offsetof(struct aos__arena_header, sleepers)
 _Static_assert(offsetof(struct aos__arena_header, watch_hi) < 3 * AOS__LINE, "watch on sleepers line");
 #define AOS__OFF_BARRIER(r) (offsetof(struct aos__arena_header, barrier) + (size_t)(r) * AOS__LINE)
 
