@@ -198,6 +198,80 @@ int aos_quiet(void);
  * every PE's operations issued before the barrier are complete after it. */
 int aos_barrier_all(void);
 
+/* ---- remote atomics --------------------------------------------------------- */
+
+/* Atomic operations on 32- and 64-bit integers in a segment created with
+ * AOS_PROTO_ATOMIC, or at a symmetric address. On a node they are CPU atomics
+ * on the mapped memory: no message, no help from the target.
+ *
+ * Ordering (the "outstanding ordering" rule): an atomic to a segment takes
+ * effect only after every put this PE issued earlier to that segment is
+ * complete and visible, with no fence in between. So "put the data, then
+ * postadd a counter" lets a target that sees the counter read the data.
+ * Fetching atomics complete before they return unless given an event; then
+ * *result is valid once the event completes.
+ *
+ * The address must be aligned to the width (AOS_ERR_ALIGN); a segment without
+ * AOS_PROTO_ATOMIC gives AOS_ERR_PROTOCOL; an unknown type or an operation
+ * that has no posted form gives AOS_ERR_INVALID. */
+typedef enum aos_amo_op {
+    AOS_AMO_ADD = 0, /* v += operand */
+    AOS_AMO_AND,     /* v &= operand */
+    AOS_AMO_OR,      /* v |= operand */
+    AOS_AMO_XOR,     /* v ^= operand */
+    AOS_AMO_SET,     /* v = operand: poke (posted), swap (fetching) */
+    AOS_AMO_CLEAR,   /* v = 0: fetch-clear */
+    AOS_AMO_READ,    /* peek: fetching only */
+    AOS_AMO_CAS      /* if v == compare: v = operand; fetching only */
+} aos_amo_op_t;
+
+typedef enum aos_amo_type { AOS_AMO_I32 = 0, AOS_AMO_U32, AOS_AMO_I64, AOS_AMO_U64 } aos_amo_type_t;
+
+/* Posted form: returns when issued, no result. Operands are passed as 64-bit
+ * values and truncated to the type's width. */
+int aos_amo_post(aos_seg_t *seg, size_t offset, aos_amo_op_t op, aos_amo_type_t type,
+                 uint64_t operand);
+/* Fetching form: the old value is written to *result (an int32_t, uint32_t,
+ * int64_t or uint64_t by type). */
+int aos_amo_fetch(aos_seg_t *seg, size_t offset, aos_amo_op_t op, aos_amo_type_t type,
+                  uint64_t operand, uint64_t compare, void *result, aos_event_t *ev);
+/* The same on a symmetric address of PE pe. */
+int aos_amo_post_sym(int pe, void *addr, aos_amo_op_t op, aos_amo_type_t type,
+                     uint64_t operand);
+int aos_amo_fetch_sym(int pe, void *addr, aos_amo_op_t op, aos_amo_type_t type,
+                      uint64_t operand, uint64_t compare, void *result, aos_event_t *ev);
+
+/* Typed shorthands on segments, for T in {int32_t i32, uint32_t u32,
+ * int64_t i64, uint64_t u64}:
+ *   aos_postadd_t(seg, off, v)            posted add
+ *   aos_poke_t(seg, off, v)               posted store
+ *   aos_post_and_t / _or_t / _xor_t       posted bitwise
+ *   aos_fetch_add_t(seg, off, v, &old, ev)
+ *   aos_fetch_clear_t(seg, off, &old, ev)
+ *   aos_peek_t(seg, off, &value, ev)
+ *   aos_swap_t(seg, off, v, &old, ev)
+ *   aos_cas_t(seg, off, compare, v, &old, ev)
+ *   aos_fetch_and_t / _or_t / _xor_t(seg, off, v, &old, ev) */
+#define AOS__AMO_DECLARE(T, t)                                                             \
+    int aos_postadd_##t(aos_seg_t *seg, size_t off, T v);                                  \
+    int aos_poke_##t(aos_seg_t *seg, size_t off, T v);                                     \
+    int aos_post_and_##t(aos_seg_t *seg, size_t off, T v);                                 \
+    int aos_post_or_##t(aos_seg_t *seg, size_t off, T v);                                  \
+    int aos_post_xor_##t(aos_seg_t *seg, size_t off, T v);                                 \
+    int aos_fetch_add_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev);       \
+    int aos_fetch_clear_##t(aos_seg_t *seg, size_t off, T *old, aos_event_t *ev);          \
+    int aos_peek_##t(aos_seg_t *seg, size_t off, T *value, aos_event_t *ev);               \
+    int aos_swap_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev);            \
+    int aos_cas_##t(aos_seg_t *seg, size_t off, T compare, T v, T *old, aos_event_t *ev);  \
+    int aos_fetch_and_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev);       \
+    int aos_fetch_or_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev);        \
+    int aos_fetch_xor_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev);
+AOS__AMO_DECLARE(int32_t, i32)
+AOS__AMO_DECLARE(uint32_t, u32)
+AOS__AMO_DECLARE(int64_t, i64)
+AOS__AMO_DECLARE(uint64_t, u64)
+#undef AOS__AMO_DECLARE
+
 /* ---- waiting on local memory ------------------------------------------------ */
 
 typedef enum aos_cmp {

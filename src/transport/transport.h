@@ -30,6 +30,11 @@ struct aos__transport {
     /* Stores a 64-bit word with release ordering (earlier operations to pe are
      * visible first) and wakes pe's waiters. off is 8-byte aligned. */
     int (*signal_store)(int pe, uint64_t off, uint64_t value);
+    /* Atomic op on a width-byte (4 or 8) word at off, aligned and checked.
+     * Ordered after this PE's earlier puts to pe. *old receives the previous
+     * value when old != NULL; ev as for data operations. */
+    int (*amo)(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
+               uint64_t compare, uint64_t *old, aos_event_t *ev);
     /* Advances deferred work (wakes, network completions); cheap when idle. */
     void (*progress)(void);
     int (*fence)(int pe);

@@ -171,6 +171,56 @@ static int shm_quiet(void)
     return AOS_OK;
 }
 
+/* One CPU atomic on the mapped word. Every form is a seq_cst read-modify-
+ * write (or load), so it is ordered after this PE's earlier copies to the
+ * same memory: the outstanding-ordering rule holds with no extra fence. */
+#define AMO_APPLY(T, p, op, operand, compare)                                              \
+    do {                                                                                   \
+        T opd_ = (T)(operand), cmp_ = (T)(compare);                                        \
+        switch (op) {                                                                      \
+        case AOS_AMO_ADD: return __atomic_fetch_add(p, opd_, __ATOMIC_SEQ_CST);            \
+        case AOS_AMO_AND: return __atomic_fetch_and(p, opd_, __ATOMIC_SEQ_CST);            \
+        case AOS_AMO_OR: return __atomic_fetch_or(p, opd_, __ATOMIC_SEQ_CST);              \
+        case AOS_AMO_XOR: return __atomic_fetch_xor(p, opd_, __ATOMIC_SEQ_CST);            \
+        case AOS_AMO_SET: return __atomic_exchange_n(p, opd_, __ATOMIC_SEQ_CST);           \
+        case AOS_AMO_CLEAR: return __atomic_exchange_n(p, (T)0, __ATOMIC_SEQ_CST);         \
+        case AOS_AMO_READ: return __atomic_load_n(p, __ATOMIC_SEQ_CST);                    \
+        case AOS_AMO_CAS:                                                                  \
+            __atomic_compare_exchange_n(p, &cmp_, opd_, 0, __ATOMIC_SEQ_CST,               \
+                                        __ATOMIC_SEQ_CST);                                 \
+            return cmp_; /* the old value whether or not it matched */                     \
+        }                                                                                  \
+        return 0;                                                                          \
+    } while (0)
+
+static uint64_t amo32(uint32_t *p, aos_amo_op_t op, uint64_t operand, uint64_t compare)
+{
+    AMO_APPLY(uint32_t, p, op, operand, compare);
+}
+
+static uint64_t amo64(uint64_t *p, aos_amo_op_t op, uint64_t operand, uint64_t compare)
+{
+    AMO_APPLY(uint64_t, p, op, operand, compare);
+}
+
+static int shm_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
+                   uint64_t compare, uint64_t *old, aos_event_t *ev)
+{
+    void *p = peer_addr(pe, off);
+    uint64_t v = width == 4 ? amo32(p, op, operand, compare) : amo64(p, op, operand, compare);
+    if (old != NULL)
+        *old = v;
+    if (op == AOS_AMO_READ) {
+        if (ev != NULL) {
+            aos__event_post(ev);
+            aos__event_complete(ev);
+        }
+        return AOS_OK;
+    }
+    finish_write(pe, off, width, ev);
+    return AOS_OK;
+}
+
 static int shm_fence(int pe)
 {
     (void)pe;
@@ -248,6 +298,7 @@ const struct aos__transport aos__transport_shm = {
     .put_block = shm_put_block,
     .get_block = shm_get_block,
     .signal_store = shm_signal_store,
+    .amo = shm_amo,
     .progress = flush_wakes,
     .fence = shm_fence,
     .quiet = shm_quiet,
