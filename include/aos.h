@@ -102,8 +102,8 @@ typedef struct aos_seg aos_seg_t;
 
 /* Protocols a segment admits; accesses of another kind get AOS_ERR_PROTOCOL. */
 #define AOS_PROTO_RMA       0x1u  /* put / get */
-#define AOS_PROTO_ATOMIC    0x2u  /* remote atomics (issue 3) */
-#define AOS_PROTO_QUEUE     0x4u  /* remote queue (issue 3) */
+#define AOS_PROTO_ATOMIC    0x2u  /* remote atomics */
+#define AOS_PROTO_QUEUE     0x4u  /* remote queue: made by aos_queue_create */
 #define AOS_PROTO_NOTIFY    0x8u  /* notified access (issue 3) */
 #define AOS_PROTO_LOADSTORE 0x10u /* direct pointers from on-node peers */
 #define AOS_PROTO_ALL       0x1fu
@@ -271,6 +271,33 @@ AOS__AMO_DECLARE(uint32_t, u32)
 AOS__AMO_DECLARE(int64_t, i64)
 AOS__AMO_DECLARE(uint64_t, u64)
 #undef AOS__AMO_DECLARE
+
+/* ---- remote queues ------------------------------------------------------------ */
+
+/* A queue of fixed-size items (1-256 bytes) owned by one PE and found by key
+ * like a segment. Any number of PEs enqueue (N to 1, atomically); only the
+ * owner dequeues. A full queue pushes back: aos_enqueue waits (sleeping when
+ * the machine is oversubscribed), aos_try_enqueue returns AOS_ERR_AGAIN.
+ * No item is lost, duplicated or torn, and the items of one producer come
+ * out in the order it enqueued them, whatever the capacity (1 included). */
+typedef struct aos_queue aos_queue_t;
+
+int aos_queue_create(uint64_t key, size_t item_size, size_t capacity, aos_queue_t **q);
+int aos_queue_attach(int owner, uint64_t key, aos_queue_t **q);
+int aos_queue_detach(aos_queue_t *q);
+/* Owner only; pending asynchronous dequeues must have completed. */
+int aos_queue_destroy(aos_queue_t *q);
+int aos_queue_item_size(const aos_queue_t *q, size_t *item_size);
+
+/* Producers (any PE, the owner too). */
+int aos_enqueue(aos_queue_t *q, const void *item);
+int aos_try_enqueue(aos_queue_t *q, const void *item);
+/* Owner only: AOS_ERR_INVALID from another PE. aos_dequeue_async stores the
+ * next item into *item and completes ev once one has arrived (progressed by
+ * any wait or test); asynchronous dequeues complete in the order issued. */
+int aos_dequeue(aos_queue_t *q, void *item);
+int aos_try_dequeue(aos_queue_t *q, void *item);
+int aos_dequeue_async(aos_queue_t *q, void *item, aos_event_t *ev);
 
 /* ---- waiting on local memory ------------------------------------------------ */
 

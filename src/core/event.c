@@ -56,7 +56,7 @@ int aos_event_test(aos_event_t *ev, int *done)
     if (done == NULL)
         return AOS_ERR_NULL;
     if (aos__rt.initialized)
-        aos__rt.tp->progress();
+        aos__progress();
     *done = aos__event_is_complete(ev);
     return AOS_OK;
 }

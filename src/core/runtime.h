@@ -52,6 +52,7 @@ struct aos__runtime {
     struct aos__remap *remaps;
 
     uint64_t barrier_epoch;
+    size_t pending_requests; /* asynchronous requests aos__progress must poll */
     size_t page_size;
 };
 

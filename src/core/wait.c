@@ -17,6 +17,13 @@
  * watch and rings, or the waiter's ready() sees the data (a writer reading a
  * stale watch has missed the waiter's stores, so the waiter sees its data).
  * A ring after `seq` was read makes futex_wait return at once. */
+/* Polls ready() after driving progress (deferred wakes, pending requests). */
+static inline int poll_ready(aos__ready_fn ready, const void *ctx)
+{
+    aos__progress();
+    return ready(ctx);
+}
+
 static void announce(struct aos__arena_header *h, struct aos__watch w)
 {
     uint32_t before = aos__fetch_add_seq_cst(&h->sleepers, 1);
@@ -27,16 +34,16 @@ static void announce(struct aos__arena_header *h, struct aos__watch w)
     aos__store_relaxed(&h->watch_hi, w.hi);
 }
 
-static int sleep_until(aos__ready_fn ready, const void *ctx, uint64_t deadline,
+static int sleep_until(int pe, aos__ready_fn ready, const void *ctx, uint64_t deadline,
                        struct aos__watch watch)
 {
-    struct aos__arena_header *h = aos__rt.peers[aos__rt.me].header;
+    struct aos__arena_header *h = aos__rt.peers[pe].header;
     uint64_t slice = aos__rt.cfg.sleep_us * 1000u;
     for (;;) {
         announce(h, watch);
         aos__fence_seq_cst(); /* pairs with the writer's fence in wake_now/flush */
         uint32_t seq = aos__load_seq_cst(&h->doorbell);
-        if (ready(ctx)) {
+        if (poll_ready(ready, ctx)) {
             aos__fetch_sub_seq_cst(&h->sleepers, 1);
             return AOS_OK;
         }
@@ -48,17 +55,16 @@ static int sleep_until(aos__ready_fn ready, const void *ctx, uint64_t deadline,
         uint64_t left = deadline - now;
         aos__futex_wait(&h->doorbell, seq, left < slice ? left : slice);
         aos__fetch_sub_seq_cst(&h->sleepers, 1);
-        if (ready(ctx))
+        if (poll_ready(ready, ctx))
             return AOS_OK;
     }
 }
 
-int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
-              struct aos__watch watch)
+int aos__wait_at(int pe, aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
+                 struct aos__watch watch)
 {
-    /* Our own deferred wakes first: the PE we wait for may be waiting on us. */
-    aos__rt.tp->progress();
-    if (ready(ctx))
+    /* Progress first: the PE we wait for may be waiting on our deferred wakes. */
+    if (poll_ready(ready, ctx))
         return AOS_OK;
     uint64_t start = aos__now_ns();
     uint64_t deadline = timeout_ns == AOS__FOREVER || start + timeout_ns < start
@@ -66,15 +72,21 @@ int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
                             : start + timeout_ns;
     for (uint64_t i = 0; i < aos__rt.cfg.spin_count; i++) {
         aos__cpu_relax();
-        if (ready(ctx))
+        if (poll_ready(ready, ctx))
             return AOS_OK;
     }
     for (uint64_t i = 0; i < aos__rt.cfg.yield_count; i++) {
         sched_yield();
-        if (ready(ctx))
+        if (poll_ready(ready, ctx))
             return AOS_OK;
         if (aos__now_ns() >= deadline)
             return AOS_ERR_TIMEOUT;
     }
-    return sleep_until(ready, ctx, deadline, watch);
+    return sleep_until(pe, ready, ctx, deadline, watch);
+}
+
+int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
+              struct aos__watch watch)
+{
+    return aos__wait_at(aos__rt.me, ready, ctx, timeout_ns, watch);
 }

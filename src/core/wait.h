@@ -17,8 +17,19 @@ struct aos__watch {
 };
 #define AOS__WATCH_ALL ((struct aos__watch){0, UINT64_MAX})
 
-/* AOS_OK once ready(ctx) is true, AOS_ERR_TIMEOUT after timeout_ns. */
+/* AOS_OK once ready(ctx) is true, AOS_ERR_TIMEOUT after timeout_ns. Sleeps on
+ * my doorbell: writers into my arena wake me. */
 int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
               struct aos__watch watch);
+/* The same, sleeping on on-node PE pe's doorbell, for conditions on pe's
+ * memory that pe itself changes (space in a queue pe owns). watch is in pe's
+ * arena. */
+int aos__wait_at(int pe, aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
+                 struct aos__watch watch);
+
+/* Drives everything that completes in the background: the transport's
+ * deferred work and pending requests such as asynchronous dequeues. Called
+ * by every wait; cheap when idle. */
+void aos__progress(void);
 
 #endif

@@ -72,7 +72,7 @@ static int test_word(struct word_wait w, int *met)
         return rc;
     if (met == NULL)
         return AOS_ERR_NULL;
-    aos__rt.tp->progress();
+    aos__progress();
     *met = word_met(&w);
     return AOS_OK;
 }

@@ -1,0 +1,365 @@
+/* Remote queues over a segment of slots (protocol in queue/queue.h).
+ * Producers on the node work on the owner's mapped memory with CPU atomics;
+ * publishing an item is a release store that also wakes a sleeping owner,
+ * and freeing a slot wakes producers waiting for space on the owner's
+ * doorbell. */
+#include "queue/queue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/atomics.h"
+#include "core/event.h"
+#include "core/runtime.h"
+#include "core/wait.h"
+#include "mem/segment.h"
+
+#define AOS__QUEUE_HANDLE_MAGIC 0x61717565u
+
+struct aos_queue {
+    uint32_t magic;
+    int owner;
+    int is_owner;                   /* my queue: I may dequeue and destroy */
+    aos_seg_t *seg;
+    struct aos__queue_header *hdr;  /* mapped */
+    char *slots;
+    uint64_t slots_off;             /* arena offset of slot 0 (for waking) */
+    uint64_t capacity;
+    size_t item_size, slot_size;
+    uint64_t head;                  /* owner only: next position to consume */
+};
+
+/* Pending asynchronous dequeues, FIFO. */
+struct pending {
+    aos_queue_t *q;
+    void *item;
+    aos_event_t *ev;
+    struct pending *next;
+};
+static struct pending *pending_head, **pending_tail = &pending_head;
+
+static inline uint64_t *slot_seq(const aos_queue_t *q, uint64_t pos)
+{
+    return (uint64_t *)(void *)(q->slots + (pos % q->capacity) * q->slot_size);
+}
+
+static inline uint64_t slot_seq_off(const aos_queue_t *q, uint64_t pos)
+{
+    return q->slots_off + (pos % q->capacity) * q->slot_size;
+}
+
+static int check_queue(const aos_queue_t *q)
+{
+    if (q == NULL)
+        return AOS_ERR_NULL;
+    if (q->magic != AOS__QUEUE_HANDLE_MAGIC)
+        return AOS_ERR_INVALID;
+    AOS__CHECK_INIT();
+    /* Relaxed: as for segments, a best-effort check against destroy. */
+    if (aos__load_relaxed(q->seg->entry_state) != q->seg->state)
+        return AOS_ERR_DESTROYED;
+    return AOS_OK;
+}
+
+/* Builds a handle over an attached or created queue segment. */
+static int open_handle(aos_seg_t *seg, int is_owner, aos_queue_t **out)
+{
+    void *p;
+    int rc = aos__rt.tp->local_ptr(seg->owner, seg->arena_off, &p);
+    if (rc != AOS_OK)
+        return rc == AOS_ERR_NOT_LOCAL ? AOS_ERR_UNSUPPORTED : rc;
+    struct aos__queue_header *h = p;
+    if (aos__load_acquire(&h->magic) != AOS__QUEUE_MAGIC) /* pairs with create's release */
+        return AOS_ERR_PROTOCOL;
+    aos_queue_t *q = calloc(1, sizeof *q);
+    if (q == NULL)
+        return AOS_ERR_NO_MEMORY;
+    *q = (aos_queue_t){.magic = AOS__QUEUE_HANDLE_MAGIC,
+                       .owner = seg->owner,
+                       .is_owner = is_owner,
+                       .seg = seg,
+                       .hdr = h,
+                       .slots = (char *)p + sizeof *h,
+                       .slots_off = seg->arena_off + sizeof *h,
+                       .capacity = h->capacity,
+                       .item_size = h->item_size,
+                       .slot_size = h->slot_size};
+    *out = q;
+    return AOS_OK;
+}
+
+int aos_queue_create(uint64_t key, size_t item_size, size_t capacity, aos_queue_t **q)
+{
+    AOS__CHECK_INIT();
+    if (q == NULL)
+        return AOS_ERR_NULL;
+    if (item_size == 0 || item_size > AOS__QUEUE_MAX_ITEM || capacity == 0 ||
+        capacity > ((uint64_t)1 << 40))
+        return AOS_ERR_SIZE;
+    size_t slot = (sizeof(uint64_t) + item_size + 7) & ~(size_t)7;
+    size_t bytes;
+    if (__builtin_mul_overflow(slot, capacity, &bytes) ||
+        __builtin_add_overflow(bytes, sizeof(struct aos__queue_header), &bytes))
+        return AOS_ERR_SIZE;
+    aos_seg_t *seg;
+    int rc = aos_seg_create(key, bytes, AOS_PROTO_QUEUE, &seg);
+    if (rc != AOS_OK)
+        return rc;
+    void *p;
+    rc = aos__rt.tp->local_ptr(aos__rt.me, seg->arena_off, &p);
+    if (rc != AOS_OK)
+        goto fail_seg;
+    struct aos__queue_header *h = p;
+    h->capacity = capacity;
+    h->item_size = (uint32_t)item_size;
+    h->slot_size = (uint32_t)slot;
+    h->tail = 0;
+    char *slots = (char *)p + sizeof *h;
+    for (uint64_t i = 0; i < capacity; i++)
+        *(uint64_t *)(void *)(slots + i * slot) = 2 * i; /* slot i free for position i */
+    /* Release: producers that see the magic see the initialised slots. */
+    aos__store_release(&h->magic, AOS__QUEUE_MAGIC);
+    rc = open_handle(seg, 1, q);
+    if (rc != AOS_OK)
+        goto fail_seg;
+    return AOS_OK;
+
+fail_seg:
+    aos_seg_destroy(seg);
+    return rc;
+}
+
+int aos_queue_attach(int owner, uint64_t key, aos_queue_t **q)
+{
+    if (q == NULL)
+        return AOS_ERR_NULL;
+    aos_seg_t *seg;
+    int rc = aos_seg_attach(owner, key, &seg);
+    if (rc != AOS_OK)
+        return rc;
+    if ((seg->protocols & AOS_PROTO_QUEUE) == 0) {
+        aos_seg_detach(seg);
+        return AOS_ERR_PROTOCOL;
+    }
+    rc = open_handle(seg, 0, q);
+    if (rc != AOS_OK)
+        aos_seg_detach(seg);
+    return rc;
+}
+
+int aos_queue_detach(aos_queue_t *q)
+{
+    if (q == NULL)
+        return AOS_ERR_NULL;
+    if (q->magic != AOS__QUEUE_HANDLE_MAGIC || q->is_owner)
+        return AOS_ERR_INVALID;
+    int rc = aos_seg_detach(q->seg);
+    q->magic = 0;
+    free(q);
+    return rc;
+}
+
+int aos_queue_destroy(aos_queue_t *q)
+{
+    int rc = check_queue(q);
+    if (rc != AOS_OK)
+        return rc;
+    if (!q->is_owner)
+        return AOS_ERR_INVALID;
+    for (struct pending *p = pending_head; p != NULL; p = p->next)
+        if (p->q == q)
+            return AOS_ERR_AGAIN; /* an asynchronous dequeue still waits on it */
+    rc = aos_seg_destroy(q->seg);
+    q->magic = 0;
+    free(q);
+    return rc;
+}
+
+int aos_queue_item_size(const aos_queue_t *q, size_t *item_size)
+{
+    if (q == NULL || item_size == NULL)
+        return AOS_ERR_NULL;
+    if (q->magic != AOS__QUEUE_HANDLE_MAGIC)
+        return AOS_ERR_INVALID;
+    *item_size = q->item_size;
+    return AOS_OK;
+}
+
+/* ---- producers -------------------------------------------------------------- */
+
+/* One attempt: AOS_OK when the item is in, AOS_ERR_AGAIN when full; *full_pos
+ * is the position found full (to wait on). */
+static int enqueue_once(aos_queue_t *q, const void *item, uint64_t *full_pos)
+{
+    /* Relaxed: tail is only a hint of where to try; the CAS decides. */
+    uint64_t pos = aos__load_relaxed(&q->hdr->tail);
+    for (;;) {
+        uint64_t *seq = slot_seq(q, pos);
+        /* Acquire: pairs with the owner's release that freed the slot, so our
+         * item write cannot overtake its read of the previous item. */
+        uint64_t s = aos__load_acquire(seq);
+        int64_t diff = (int64_t)(s - 2 * pos);
+        if (diff == 0) {
+            if (__atomic_compare_exchange_n(&q->hdr->tail, &pos, pos + 1, 0, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED)) {
+                memcpy(seq + 1, item, q->item_size);
+                /* Release + wake: the owner sees the item before the sequence. */
+                return aos__rt.tp->signal_store(q->owner, slot_seq_off(q, pos), 2 * pos + 1);
+            }
+            /* the CAS failure reloaded pos: try there */
+        } else if (diff < 0) {
+            *full_pos = pos;
+            return AOS_ERR_AGAIN;
+        } else {
+            pos = aos__load_relaxed(&q->hdr->tail); /* another producer moved on */
+        }
+    }
+}
+
+static int check_item(aos_queue_t *q, const void *item)
+{
+    int rc = check_queue(q);
+    if (rc == AOS_OK && item == NULL)
+        rc = AOS_ERR_NULL;
+    return rc;
+}
+
+int aos_try_enqueue(aos_queue_t *q, const void *item)
+{
+    int rc = check_item(q, item);
+    if (rc != AOS_OK)
+        return rc;
+    uint64_t full_pos;
+    return enqueue_once(q, item, &full_pos);
+}
+
+struct space_wait {
+    const aos_queue_t *q;
+    uint64_t pos;
+};
+
+/* Slot `pos` is free again, or the queue has moved past it. */
+static int space_ready(const void *ctx)
+{
+    const struct space_wait *w = ctx;
+    uint64_t s = aos__load_acquire(slot_seq(w->q, w->pos)); /* pairs with dequeue's release */
+    return (int64_t)(s - 2 * w->pos) >= 0 ||
+           aos__load_relaxed(&w->q->hdr->tail) != w->pos; /* relaxed: a hint to retry */
+}
+
+int aos_enqueue(aos_queue_t *q, const void *item)
+{
+    int rc = check_item(q, item);
+    while (rc == AOS_OK) {
+        uint64_t full_pos;
+        rc = enqueue_once(q, item, &full_pos);
+        if (rc != AOS_ERR_AGAIN)
+            return rc;
+        /* Full: sleep on the owner's doorbell until it frees that slot. */
+        struct space_wait w = {q, full_pos};
+        uint64_t off = slot_seq_off(q, full_pos);
+        rc = aos__wait_at(q->owner, space_ready, &w, AOS__FOREVER,
+                          (struct aos__watch){off, off + 8});
+    }
+    return rc;
+}
+
+/* ---- the owner ---------------------------------------------------------------- */
+
+static int dequeue_once(aos_queue_t *q, void *item)
+{
+    uint64_t pos = q->head;
+    uint64_t *seq = slot_seq(q, pos);
+    /* Acquire: pairs with the producer's release of 2p+1: the item is whole. */
+    if (aos__load_acquire(seq) != 2 * pos + 1)
+        return AOS_ERR_AGAIN;
+    memcpy(item, seq + 1, q->item_size);
+    q->head = pos + 1;
+    /* Release + wake: the slot is free for position pos + capacity; producers
+     * waiting for space sleep on my doorbell watching this word. */
+    return aos__rt.tp->signal_store(aos__rt.me, slot_seq_off(q, pos), 2 * (pos + q->capacity));
+}
+
+static int check_owner(aos_queue_t *q, void *item)
+{
+    int rc = check_item(q, item);
+    if (rc == AOS_OK && !q->is_owner)
+        rc = AOS_ERR_INVALID;
+    return rc;
+}
+
+int aos_try_dequeue(aos_queue_t *q, void *item)
+{
+    int rc = check_owner(q, item);
+    if (rc != AOS_OK)
+        return rc;
+    if (pending_head != NULL)
+        aos__queue_progress(); /* earlier asynchronous dequeues come first */
+    for (struct pending *p = pending_head; p != NULL; p = p->next)
+        if (p->q == q)
+            return AOS_ERR_AGAIN;
+    return dequeue_once(q, item);
+}
+
+static int item_ready(const void *ctx)
+{
+    const aos_queue_t *q = ctx;
+    return aos__load_acquire(slot_seq(q, q->head)) == 2 * q->head + 1; /* as dequeue_once */
+}
+
+int aos_dequeue(aos_queue_t *q, void *item)
+{
+    for (;;) {
+        int rc = aos_try_dequeue(q, item);
+        if (rc != AOS_ERR_AGAIN)
+            return rc;
+        uint64_t off = slot_seq_off(q, q->head);
+        rc = aos__wait(item_ready, q, AOS__FOREVER, (struct aos__watch){off, off + 8});
+        if (rc != AOS_OK)
+            return rc;
+    }
+}
+
+int aos_dequeue_async(aos_queue_t *q, void *item, aos_event_t *ev)
+{
+    int rc = check_owner(q, item);
+    if (rc != AOS_OK)
+        return rc;
+    if (ev == NULL)
+        return aos_dequeue(q, item);
+    if (ev->magic != AOS__EVENT_MAGIC)
+        return AOS_ERR_INVALID;
+    struct pending *p = malloc(sizeof *p);
+    if (p == NULL)
+        return AOS_ERR_NO_MEMORY;
+    *p = (struct pending){.q = q, .item = item, .ev = ev};
+    aos__event_post(ev);
+    *pending_tail = p;
+    pending_tail = &p->next;
+    aos__rt.pending_requests++;
+    aos__queue_progress();
+    return AOS_OK;
+}
+
+void aos__queue_progress(void)
+{
+    /* In issue order: a request completes only after the ones before it on
+     * the same queue, so items land in the buffers in order. */
+    struct pending **pp = &pending_head;
+    while (*pp != NULL) {
+        struct pending *p = *pp;
+        int blocked = 0;
+        for (struct pending *e = pending_head; e != p; e = e->next)
+            blocked |= e->q == p->q;
+        if (!blocked && dequeue_once(p->q, p->item) == AOS_OK) {
+            *pp = p->next;
+            if (pending_tail == &p->next)
+                pending_tail = pp;
+            aos__rt.pending_requests--;
+            aos__event_complete(p->ev);
+            free(p);
+            continue;
+        }
+        pp = &p->next;
+    }
+}

@@ -1,0 +1,41 @@
+/* Remote queues: the shared layout and the hooks the core calls. */
+#ifndef AOS_QUEUE_H
+#define AOS_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aos.h"
+#include "core/layout.h"
+
+#define AOS__QUEUE_MAGIC 0x616f735155455545ull /* "aosQUEUE" */
+#define AOS__QUEUE_MAX_ITEM 256
+
+/* At the start of the queue's segment. Slots follow, `slot_size` bytes each:
+ * a 64-bit sequence word, then the item.
+ *
+ * Slot protocol (a bounded multi-producer queue with per-slot sequence
+ * numbers, in the doubled encoding that also works for capacity 1): the slot
+ * for position p is slots[p % capacity]; its sequence is
+ *   2p        free for the producer that claims position p,
+ *   2p + 1    holding p's item, for the consumer,
+ *   2(p + capacity) once consumed: free for position p + capacity.
+ * A producer claims p by a CAS of `tail` from p to p+1 after seeing 2p, fills
+ * the item and publishes 2p+1 with release. The owner consumes in position
+ * order, so each producer's items come out in the order it enqueued them. */
+struct aos__queue_header {
+    uint64_t magic;
+    uint64_t capacity;
+    uint32_t item_size;
+    uint32_t slot_size;
+    uint64_t pad0[AOS__LINE / 8 - 3];
+    uint64_t tail; /* next position to claim; CAS by producers */
+    uint64_t pad1[AOS__LINE / 8 - 1];
+};
+_Static_assert(sizeof(struct aos__queue_header) == 2 * AOS__LINE, "queue header is two lines");
+_Static_assert(offsetof(struct aos__queue_header, tail) == AOS__LINE, "tail on its own line");
+
+/* Completes pending asynchronous dequeues that can be completed now. */
+void aos__queue_progress(void);
+
+#endif
