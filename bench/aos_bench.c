@@ -25,6 +25,7 @@
 static int me, peer;
 static uint8_t *sym;     /* BENCH_MAX_MSG symmetric bytes: the target of puts */
 static uint64_t *flag;   /* ping-pong flag */
+static uint64_t *counter; /* target of the atomics */
 static uint8_t *src;
 static aos_event_t *ev;
 
@@ -68,6 +69,20 @@ static double timed(enum bench_op op, size_t bytes, long iters)
             case BENCH_GET:
                 TRY(aos_getmem(peer, src, sym, bytes, NULL));
                 break;
+            case BENCH_FETCH_ADD: {
+                uint64_t old;
+                TRY(aos_amo_fetch_sym(peer, counter, AOS_AMO_ADD, AOS_AMO_U64, 1, 0, &old, NULL));
+                break;
+            }
+            case BENCH_CAS: {
+                uint64_t old;
+                TRY(aos_amo_fetch_sym(peer, counter, AOS_AMO_CAS, AOS_AMO_U64, (uint64_t)i + 1,
+                                      (uint64_t)i, &old, NULL));
+                break;
+            }
+            case BENCH_POST_ADD:
+                TRY(aos_amo_post_sym(peer, counter, AOS_AMO_ADD, AOS_AMO_U64, 1));
+                break;
             default: /* BENCH_PUT_BW, BENCH_PUT_RATE */
                 TRY(aos_putmem(peer, sym + (op == BENCH_PUT_RATE ? (size_t)(i & 511) * 8 : 0), src,
                                bytes, ev));
@@ -75,10 +90,83 @@ static double timed(enum bench_op op, size_t bytes, long iters)
             }
         }
         TRY(aos_event_wait(ev));
+        TRY(aos_quiet());
     }
     double t = bench_now() - t0;
     TRY(aos_barrier_all());
     return t;
+}
+
+/* Enqueue rate: PE 1 enqueues `iters` 16-byte items into PE 0's queue while
+ * PE 0 drains it; items per second as the producer sees them. */
+static double enqueue_rate(aos_queue_t *mine, aos_queue_t *theirs, long iters)
+{
+    uint8_t item[16] = {0};
+    TRY(aos_barrier_all());
+    double t0 = bench_now();
+    for (long i = 0; i < iters; i++) {
+        if (me == 1)
+            TRY(aos_enqueue(theirs, item));
+        else
+            TRY(aos_dequeue(mine, item));
+    }
+    double t = bench_now() - t0;
+    TRY(aos_barrier_all());
+    return (double)iters / t;
+}
+
+/* Request/response: PE 0 enqueues a request into PE 1's queue, PE 1 answers
+ * into PE 0's; round trips per second. */
+static double request_response(aos_queue_t *mine, aos_queue_t *theirs, size_t bytes, long iters)
+{
+    uint8_t item[256] = {0};
+    (void)bytes; /* the queues were made with this item size */
+    TRY(aos_barrier_all());
+    double t0 = bench_now();
+    for (long i = 0; i < iters; i++) {
+        if (me == 0) {
+            TRY(aos_enqueue(theirs, item));
+            TRY(aos_dequeue(mine, item));
+        } else {
+            TRY(aos_dequeue(mine, item));
+            TRY(aos_enqueue(theirs, item));
+        }
+    }
+    double t = bench_now() - t0;
+    TRY(aos_barrier_all());
+    return (double)iters / t;
+}
+
+static void queue_metrics(double scale)
+{
+    aos_queue_t *mine, *theirs;
+    TRY(aos_queue_create(1, 16, 4096, &mine));
+    TRY(aos_barrier_all());
+    TRY(aos_queue_attach(peer, 1, &theirs));
+    double v[TRIALS];
+    long n = (long)(2000000 * scale) + 10;
+    for (int k = 0; k < TRIALS; k++)
+        v[k] = enqueue_rate(mine, theirs, n);
+    if (me == 1) /* the producer's view, sent as PE 0's line via stdout of PE 1 */
+        bench_report("enqueue_rate", 16, bench_median(v, TRIALS) / 1e6, "Mitems/s");
+    TRY(aos_queue_detach(theirs));
+    TRY(aos_barrier_all());
+    TRY(aos_queue_destroy(mine));
+    static const size_t sizes[] = {16, 64, 248};
+    for (size_t s = 0; s < 3; s++) {
+        uint64_t key = 10 + s;
+        TRY(aos_queue_create(key, sizes[s], 64, &mine));
+        TRY(aos_barrier_all());
+        TRY(aos_queue_attach(peer, key, &theirs));
+        n = (long)(200000 * scale) + 10;
+        for (int k = 0; k < TRIALS; k++)
+            v[k] = request_response(mine, theirs, sizes[s], n);
+        if (me == 0)
+            bench_report("queue_rr", sizes[s], bench_median(v, TRIALS) / 1e6, "Mrt/s");
+        TRY(aos_queue_detach(theirs));
+        TRY(aos_barrier_all());
+        TRY(aos_queue_destroy(mine));
+    }
 }
 
 int main(int argc, char **argv)
@@ -96,6 +184,7 @@ int main(int argc, char **argv)
     peer = 1 - me;
     sym = aos_calloc(BENCH_MAX_MSG, 1);
     flag = aos_calloc(1, sizeof *flag);
+    counter = aos_calloc(8, sizeof *counter);
     src = aligned_alloc(4096, BENCH_MAX_MSG); /* page aligned like sym: no misaligned copies */
     if (sym == NULL || flag == NULL || src == NULL)
         return 1;
@@ -104,6 +193,7 @@ int main(int argc, char **argv)
 
     struct bench_target target = {.me = me, .pingpong = pingpong, .timed = timed};
     bench_run_all(&target, scale);
+    queue_metrics(scale);
 
     TRY(aos_event_destroy(ev));
     free(src);

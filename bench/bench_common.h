@@ -46,7 +46,16 @@ static inline long bench_iters(size_t bytes, double budget, long min, long max)
 #define BENCH_MAX_MSG (4u << 20)
 
 /* What each benchmark program measures, the same way. */
-enum bench_op { BENCH_PUT_QUIET, BENCH_GET, BENCH_PUT_BW, BENCH_PUT_RATE, BENCH_BARRIER };
+enum bench_op {
+    BENCH_PUT_QUIET,
+    BENCH_GET,
+    BENCH_PUT_BW,
+    BENCH_PUT_RATE,
+    BENCH_BARRIER,
+    BENCH_FETCH_ADD, /* 8-byte fetch-add, complete on return: latency */
+    BENCH_POST_ADD,  /* 8-byte posted add, completed at the end: rate */
+    BENCH_CAS        /* 8-byte compare-and-swap, complete on return: latency */
+};
 
 struct bench_target {
     int me; /* only PE/rank 0 reports */
@@ -98,6 +107,17 @@ static inline void bench_run_all(const struct bench_target *t, double scale)
     s = bench_median_of(t, BENCH_BARRIER, 0, n);
     if (report)
         bench_report("barrier", 0, s / (double)n * 1e6, "us");
+    n = (long)(200000 * scale) + 10;
+    s = bench_median_of(t, BENCH_FETCH_ADD, 8, n);
+    if (report)
+        bench_report("fetch_add", 8, s / (double)n * 1e6, "us");
+    s = bench_median_of(t, BENCH_CAS, 8, n);
+    if (report)
+        bench_report("cas", 8, s / (double)n * 1e6, "us");
+    n = (long)(2000000 * scale) + 10;
+    s = bench_median_of(t, BENCH_POST_ADD, 8, n);
+    if (report)
+        bench_report("post_add_rate", 8, (double)n / s / 1e6, "Mops/s");
 }
 
 #endif

@@ -15,6 +15,7 @@ static volatile uint64_t *flag;
 static uint8_t *src;
 static MPI_Win win;
 static const MPI_Aint flag_disp = BENCH_MAX_MSG;
+static const MPI_Aint counter_disp = BENCH_MAX_MSG + 8; /* atomics target; CAS counts from 0 */
 
 static void wait_flag(uint64_t want)
 {
@@ -61,6 +62,24 @@ static double timed(enum bench_op op, size_t bytes, long iters)
                 MPI_Get(src, (int)bytes, MPI_BYTE, peer, 0, (int)bytes, MPI_BYTE, win);
                 MPI_Win_flush(peer, win);
                 break;
+            case BENCH_FETCH_ADD: {
+                uint64_t one = 1, old;
+                MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, peer, counter_disp, MPI_SUM, win);
+                MPI_Win_flush(peer, win);
+                break;
+            }
+            case BENCH_CAS: {
+                uint64_t next = (uint64_t)i + 1, cmp = (uint64_t)i, old;
+                MPI_Compare_and_swap(&next, &cmp, &old, MPI_UINT64_T, peer, counter_disp, win);
+                MPI_Win_flush(peer, win);
+                break;
+            }
+            case BENCH_POST_ADD: {
+                uint64_t one = 1;
+                MPI_Accumulate(&one, 1, MPI_UINT64_T, peer, counter_disp, 1, MPI_UINT64_T,
+                               MPI_SUM, win);
+                break;
+            }
             default:
                 MPI_Put(src, (int)bytes, MPI_BYTE, peer,
                         op == BENCH_PUT_RATE ? (MPI_Aint)(i & 511) * 8 : 0, (int)bytes, MPI_BYTE,

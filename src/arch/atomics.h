@@ -19,6 +19,7 @@
 #define aos__fetch_add_acq_rel(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
 #define aos__fetch_add_seq_cst(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
 #define aos__fetch_sub_seq_cst(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST)
+#define aos__exchange_seq_cst(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
 
 /* Fences. On x86-64 (TSO) acquire and release fences only restrain the
  * compiler, and a locked no-op on the stack is a full barrier that costs
@@ -37,7 +38,14 @@ static inline void aos__fence_seq_cst(void)
 {
     __asm__ __volatile__("lock; orq $0, (%%rsp)" ::: "memory", "cc");
 }
+/* After a seq_cst read-modify-write: locked instructions are full barriers
+ * on x86-64, so nothing more is needed to order later loads. */
+static inline void aos__fence_after_rmw(void)
+{
+    __asm__ __volatile__("" ::: "memory");
+}
 #else
+#define aos__fence_after_rmw() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define aos__fence_acquire() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define aos__fence_release() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define aos__fence_seq_cst() __atomic_thread_fence(__ATOMIC_SEQ_CST)

@@ -152,10 +152,13 @@ static int shm_get_block(void *dst, int pe, uint64_t off, const aos_block_t *b,
 
 static int shm_signal_store(int pe, uint64_t off, uint64_t value)
 {
-    /* Release: the receiver's acquire load of this word sees everything this
-     * PE wrote before (the barrier and flag protocols rely on it). */
-    aos__store_release((uint64_t *)(void *)peer_addr(pe, off), value);
-    wake_now(pe, off, off + sizeof value);
+    /* Release (and more: a seq_cst exchange): the receiver's acquire load of
+     * this word sees everything this PE wrote before, which the barrier,
+     * flag and queue protocols rely on. Being a full barrier, it also orders
+     * the sleeper check after the store, with no separate fence. */
+    (void)aos__exchange_seq_cst((uint64_t *)(void *)peer_addr(pe, off), value);
+    aos__fence_after_rmw();
+    ring_doorbell(pe, off, off + sizeof value);
     return AOS_OK;
 }
 
@@ -217,7 +220,12 @@ static int shm_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64
         }
         return AOS_OK;
     }
-    finish_write(pe, off, width, ev);
+    if (ev == NULL) {
+        aos__fence_after_rmw(); /* the atomic was the barrier wake_now needs */
+        ring_doorbell(pe, off, off + width);
+    } else {
+        finish_write(pe, off, width, ev);
+    }
     return AOS_OK;
 }
 
