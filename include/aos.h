@@ -104,7 +104,7 @@ typedef struct aos_seg aos_seg_t;
 #define AOS_PROTO_RMA       0x1u  /* put / get */
 #define AOS_PROTO_ATOMIC    0x2u  /* remote atomics */
 #define AOS_PROTO_QUEUE     0x4u  /* remote queue: made by aos_queue_create */
-#define AOS_PROTO_NOTIFY    0x8u  /* notified access (issue 3) */
+#define AOS_PROTO_NOTIFY    0x8u  /* notified access: put_notify/get_notify */
 #define AOS_PROTO_LOADSTORE 0x10u /* direct pointers from on-node peers */
 #define AOS_PROTO_ALL       0x1fu
 
@@ -298,6 +298,40 @@ int aos_try_enqueue(aos_queue_t *q, const void *item);
 int aos_dequeue(aos_queue_t *q, void *item);
 int aos_try_dequeue(aos_queue_t *q, void *item);
 int aos_dequeue_async(aos_queue_t *q, void *item, aos_event_t *ev);
+
+/* ---- notified access ---------------------------------------------------------- */
+
+/* A put or get that also delivers a notification (my PE, tag) to the owner of
+ * the segment, which must have AOS_PROTO_NOTIFY. The owner never sees the
+ * notification before the data: a put's data is visible, a get's data has
+ * been read, when the notification arrives. Notifications travel in the
+ * owner's notification queue; when it is full the sender waits (push-back),
+ * nothing is dropped. */
+int aos_put_notify(aos_seg_t *seg, size_t offset, const void *src, size_t len, uint32_t tag,
+                   aos_event_t *ev);
+int aos_get_notify(void *dst, aos_seg_t *seg, size_t offset, size_t len, uint32_t tag,
+                   aos_event_t *ev);
+
+/* The owner matches notifications with persistent requests: a request for
+ * `expected` notifications on seg from `source` (or AOS_ANY_SOURCE) with `tag`
+ * (or AOS_ANY_TAG). Started requests take notifications first-come in the
+ * order they were started; a notification no started request matches waits
+ * in an unexpected queue, and aos_notify_start takes from it first, oldest
+ * first. Matching is FIFO per (source, tag). A request may be started again
+ * once complete. */
+#define AOS_ANY_SOURCE (-1)
+#define AOS_ANY_TAG ((int64_t)-1)
+typedef struct aos_notify_req aos_notify_req_t;
+
+int aos_notify_init(aos_seg_t *seg, int source, int64_t tag, uint64_t expected,
+                    aos_notify_req_t **req);
+int aos_notify_start(aos_notify_req_t *req);
+int aos_notify_test(aos_notify_req_t *req, int *done);
+int aos_notify_wait(aos_notify_req_t *req);
+/* Source and tag of the last notification the request matched. */
+int aos_notify_last(const aos_notify_req_t *req, int *source, uint32_t *tag);
+/* AOS_ERR_AGAIN while the request is started and incomplete. */
+int aos_notify_free(aos_notify_req_t *req);
 
 /* ---- waiting on local memory ------------------------------------------------ */
 

@@ -9,6 +9,7 @@
 
 #include "core/bootstrap.h"
 #include "mem/memory.h"
+#include "queue/queue.h"
 
 struct aos__runtime aos__rt = {.me = -1, .npes = -1, .arena_fd = -1, .boot_fd = -1};
 
@@ -88,15 +89,20 @@ int aos_init(void)
     if (rc != AOS_OK)
         goto fail_transport;
     rt->initialized = 1;
+    rc = aos__notify_start();
+    if (rc != AOS_OK)
+        goto fail_memory;
     /* Nobody touches a peer's memory before every PE has set its up. */
     rc = aos_barrier_all();
     if (rc != AOS_OK)
-        goto fail_memory;
+        goto fail_notify;
     aos__debug("up: %d PEs, arena %llu MiB reserved, static data %llu KiB, transport %s",
                rt->npes, (unsigned long long)(rt->arena_size >> 20),
                (unsigned long long)(static_len >> 10), rt->tp->name);
     return AOS_OK;
 
+fail_notify:
+    aos__notify_stop();
 fail_memory:
     rt->initialized = 0;
     aos__memory_stop(rt);
@@ -122,6 +128,7 @@ int aos_finalize(void)
     int brc = aos_barrier_all();
     if (rc == AOS_OK)
         rc = brc;
+    aos__notify_stop();
     rt->initialized = 0;
     aos__memory_stop(rt);
     rt->tp->stop(rt);

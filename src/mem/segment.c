@@ -85,7 +85,7 @@ static int check_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t
     return AOS_OK;
 }
 
-int aos_seg_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg)
+int aos__seg_create_any(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg)
 {
     int rc = check_create(key, size, protocols, seg);
     if (rc != AOS_OK)
@@ -127,9 +127,18 @@ static int overlaps_remap(uintptr_t lo, uintptr_t hi)
     return 0;
 }
 
+int aos_seg_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg)
+{
+    if (key == AOS__RESERVED_KEY)
+        return AOS_ERR_INVALID;
+    return aos__seg_create_any(key, size, protocols, seg);
+}
+
 int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols,
                         aos_seg_t **seg)
 {
+    if (key == AOS__RESERVED_KEY)
+        return AOS_ERR_INVALID;
     int rc = check_create(key, size, protocols, seg);
     if (rc != AOS_OK)
         return rc;
@@ -176,7 +185,7 @@ fail_remap:
     return rc;
 }
 
-int aos_seg_attach(int owner, uint64_t key, aos_seg_t **seg)
+int aos__seg_attach_any(int owner, uint64_t key, aos_seg_t **seg)
 {
     AOS__CHECK_INIT();
     AOS__CHECK_PE(owner);
@@ -214,6 +223,13 @@ int aos_seg_attach(int owner, uint64_t key, aos_seg_t **seg)
         return AOS_OK;
     }
     return AOS_ERR_NO_KEY;
+}
+
+int aos_seg_attach(int owner, uint64_t key, aos_seg_t **seg)
+{
+    if (key == AOS__RESERVED_KEY)
+        return AOS_ERR_INVALID;
+    return aos__seg_attach_any(owner, key, seg);
 }
 
 int aos_seg_detach(aos_seg_t *seg)

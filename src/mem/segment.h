@@ -22,6 +22,13 @@ struct aos_seg {
     struct aos__remap *remap;    /* pages moved in by create_from, else NULL */
 };
 
+/* A key reserved for aos's own segments (the notification queue). */
+#define AOS__RESERVED_KEY UINT64_MAX
+
+/* create/attach without the reserved-key check, for aos's own segments */
+int aos__seg_create_any(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg);
+int aos__seg_attach_any(int owner, uint64_t key, aos_seg_t **seg);
+
 /* Checks an access of len bytes at offset with protocol proto and gives the
  * arena offset. Order of checks: handle, init, protocol, liveness, bounds. */
 static inline int aos__seg_access(const aos_seg_t *seg, size_t offset, size_t len,

@@ -88,7 +88,8 @@ static int open_handle(aos_seg_t *seg, int is_owner, aos_queue_t **out)
     return AOS_OK;
 }
 
-int aos_queue_create(uint64_t key, size_t item_size, size_t capacity, aos_queue_t **q)
+int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
+                               aos_queue_t **q)
 {
     AOS__CHECK_INIT();
     if (q == NULL)
@@ -102,7 +103,7 @@ int aos_queue_create(uint64_t key, size_t item_size, size_t capacity, aos_queue_
         __builtin_add_overflow(bytes, sizeof(struct aos__queue_header), &bytes))
         return AOS_ERR_SIZE;
     aos_seg_t *seg;
-    int rc = aos_seg_create(key, bytes, AOS_PROTO_QUEUE, &seg);
+    int rc = aos__seg_create_any(key, bytes, AOS_PROTO_QUEUE, &seg);
     if (rc != AOS_OK)
         return rc;
     void *p;
@@ -129,12 +130,19 @@ fail_seg:
     return rc;
 }
 
-int aos_queue_attach(int owner, uint64_t key, aos_queue_t **q)
+int aos_queue_create(uint64_t key, size_t item_size, size_t capacity, aos_queue_t **q)
+{
+    if (key == AOS__NOTIFY_KEY)
+        return AOS_ERR_INVALID;
+    return aos__queue_create_reserved(key, item_size, capacity, q);
+}
+
+int aos__queue_attach_reserved(int owner, uint64_t key, aos_queue_t **q)
 {
     if (q == NULL)
         return AOS_ERR_NULL;
     aos_seg_t *seg;
-    int rc = aos_seg_attach(owner, key, &seg);
+    int rc = aos__seg_attach_any(owner, key, &seg);
     if (rc != AOS_OK)
         return rc;
     if ((seg->protocols & AOS_PROTO_QUEUE) == 0) {
@@ -145,6 +153,13 @@ int aos_queue_attach(int owner, uint64_t key, aos_queue_t **q)
     if (rc != AOS_OK)
         aos_seg_detach(seg);
     return rc;
+}
+
+int aos_queue_attach(int owner, uint64_t key, aos_queue_t **q)
+{
+    if (key == AOS__NOTIFY_KEY)
+        return AOS_ERR_INVALID;
+    return aos__queue_attach_reserved(owner, key, q);
 }
 
 int aos_queue_detach(aos_queue_t *q)
@@ -159,20 +174,25 @@ int aos_queue_detach(aos_queue_t *q)
     return rc;
 }
 
+void aos__queue_destroy_reserved(aos_queue_t *q)
+{
+    aos_seg_destroy(q->seg);
+    q->magic = 0;
+    free(q);
+}
+
 int aos_queue_destroy(aos_queue_t *q)
 {
     int rc = check_queue(q);
     if (rc != AOS_OK)
         return rc;
-    if (!q->is_owner)
+    if (!q->is_owner || q->seg->key == AOS__NOTIFY_KEY)
         return AOS_ERR_INVALID;
     for (struct pending *p = pending_head; p != NULL; p = p->next)
         if (p->q == q)
             return AOS_ERR_AGAIN; /* an asynchronous dequeue still waits on it */
-    rc = aos_seg_destroy(q->seg);
-    q->magic = 0;
-    free(q);
-    return rc;
+    aos__queue_destroy_reserved(q);
+    return AOS_OK;
 }
 
 int aos_queue_item_size(const aos_queue_t *q, size_t *item_size)

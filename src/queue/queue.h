@@ -7,6 +7,7 @@
 
 #include "aos.h"
 #include "core/layout.h"
+#include "mem/segment.h"
 
 #define AOS__QUEUE_MAGIC 0x616f735155455545ull /* "aosQUEUE" */
 #define AOS__QUEUE_MAX_ITEM 256
@@ -37,5 +38,19 @@ _Static_assert(offsetof(struct aos__queue_header, tail) == AOS__LINE, "tail on i
 
 /* Completes pending asynchronous dequeues that can be completed now. */
 void aos__queue_progress(void);
+
+/* The key of every PE's notification queue; reserved: aos_seg_* and
+ * aos_queue_* calls with it get AOS_ERR_INVALID. */
+#define AOS__NOTIFY_KEY AOS__RESERVED_KEY
+int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
+                               aos_queue_t **q);
+int aos__queue_attach_reserved(int owner, uint64_t key, aos_queue_t **q);
+void aos__queue_destroy_reserved(aos_queue_t *q);
+
+/* Notified access (notify.c): set up and torn down with the runtime; the
+ * progress hook drains my notification queue into requests. */
+int aos__notify_start(void);
+void aos__notify_stop(void);
+void aos__notify_progress(void);
 
 #endif

@@ -135,7 +135,7 @@ int main(void)
                                                &many[made])) == AOS_OK)
         made++;
     CHECK(rc == AOS_ERR_TOO_MANY);
-    CHECK(made == 1024 - 2); /* rw and ro_atomic are still alive */
+    CHECK(made == 1024 - 3); /* rw, ro_atomic and the notification queue live */
     for (int i = 0; i < made; i++)
         CHECK_OK(aos_seg_destroy(many[i]));
 
