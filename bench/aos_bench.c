@@ -137,6 +137,50 @@ static double request_response(aos_queue_t *mine, aos_queue_t *theirs, size_t by
     return (double)iters / t;
 }
 
+/* Notified ping-pong: put 8 bytes with a notification; the peer waits for
+ * the notification (a persistent request) and answers the same way. */
+static double notify_pingpong(aos_seg_t *theirs, aos_notify_req_t *req, long iters)
+{
+    uint64_t v = 0;
+    TRY(aos_barrier_all());
+    double t0 = bench_now();
+    for (long i = 0; i < iters; i++) {
+        if (me == 0) {
+            TRY(aos_notify_start(req));
+            TRY(aos_put_notify(theirs, 0, &v, sizeof v, 1, NULL));
+            TRY(aos_notify_wait(req));
+        } else {
+            TRY(aos_notify_start(req));
+            TRY(aos_notify_wait(req));
+            TRY(aos_put_notify(theirs, 0, &v, sizeof v, 1, NULL));
+        }
+    }
+    double t = bench_now() - t0;
+    TRY(aos_barrier_all());
+    return t / (double)iters / 2.0;
+}
+
+static void notify_metrics(double scale)
+{
+    aos_seg_t *mine, *theirs;
+    aos_notify_req_t *req;
+    TRY(aos_seg_create(20, 64, AOS_PROTO_RMA | AOS_PROTO_NOTIFY, &mine));
+    TRY(aos_notify_init(mine, peer, 1, 1, &req));
+    TRY(aos_barrier_all());
+    TRY(aos_seg_attach(peer, 20, &theirs));
+    double v[TRIALS];
+    long n = (long)(20000 * scale) + 10;
+    for (int k = 0; k < TRIALS; k++)
+        v[k] = notify_pingpong(theirs, req, n);
+    if (me == 0)
+        bench_report("notify_pingpong", 8, bench_median(v, TRIALS) * 1e6, "us");
+    TRY(aos_barrier_all());
+    TRY(aos_seg_detach(theirs));
+    TRY(aos_notify_free(req));
+    TRY(aos_barrier_all());
+    TRY(aos_seg_destroy(mine));
+}
+
 static void queue_metrics(double scale)
 {
     aos_queue_t *mine, *theirs;
@@ -193,6 +237,7 @@ int main(int argc, char **argv)
 
     struct bench_target target = {.me = me, .pingpong = pingpong, .timed = timed};
     bench_run_all(&target, scale);
+    notify_metrics(scale);
     queue_metrics(scale);
 
     TRY(aos_event_destroy(ev));
