@@ -23,4 +23,9 @@ static inline void aos__futex_wake_all(uint32_t *word)
     (void)syscall(SYS_futex, word, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 }
 
+static inline void aos__futex_wake_one(uint32_t *word)
+{
+    (void)syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
 #endif

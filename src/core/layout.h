@@ -2,7 +2,7 @@
  * that every PE on the node maps. Offsets into it are how the core names
  * remote memory ("arena offsets"); the transport turns them into addresses.
  *
- *   [0, AOS__HEADER_SIZE)            header below: doorbell, barrier flags,
+ *   [0, AOS__HEADER_SIZE)            header below: bell, barrier flags,
  *                                    segment directory
  *   [static_off, +static_len)        copy of the program's writable data
  *   [heap_off, +heap_size)           symmetric heap (same offsets on all PEs)
@@ -45,34 +45,41 @@ struct aos__line_word {
 };
 _Static_assert(sizeof(struct aos__line_word) == AOS__LINE, "line word is one line");
 
+/* Where waiters sleep (protocol in core/wait.c). `doorbell` is the futex word
+ * writers bump to wake sleepers; `sleepers` counts the threads sleeping (or
+ * about to), and [watch_lo, watch_hi) is the arena range they wait on, so
+ * writers elsewhere need not wake them (several sleepers watch everything).
+ * The doorbell has its own line: every writer reads the sleepers line, only
+ * waking writers touch the doorbell. */
+struct aos__bell {
+    uint32_t doorbell;
+    uint32_t pad0[AOS__LINE / 4 - 1];
+    uint32_t sleepers;
+    uint32_t pad1;
+    uint64_t watch_lo;
+    uint64_t watch_hi;
+    uint64_t pad2[AOS__LINE / 8 - 3];
+};
+_Static_assert(sizeof(struct aos__bell) == 2 * AOS__LINE, "a bell is two lines");
+_Static_assert(offsetof(struct aos__bell, sleepers) == AOS__LINE, "sleepers on line 2");
+
 struct aos__arena_header {
     uint64_t magic;
     uint64_t arena_size;
     uint32_t rank;
     uint32_t pid;
     uint64_t pad0[AOS__LINE / 8 - 3];
-    /* Futex word that writers bump to wake this PE's sleeping waiters. */
-    uint32_t doorbell;
-    uint32_t pad1[AOS__LINE / 4 - 1];
-    /* Number of this PE's threads sleeping (or about to) on the doorbell, and
-     * the arena range [watch_lo, watch_hi) they wait on: writers outside it
-     * need not wake them. Several sleepers watch everything. */
-    uint32_t sleepers;
-    uint32_t pad2;
-    uint64_t watch_lo;
-    uint64_t watch_hi;
-    uint64_t pad3[AOS__LINE / 8 - 3];
+    /* This PE's waiters sleep here; writers into the arena ring it. */
+    struct aos__bell bell;
     /* Dissemination barrier: round r's partner stores the barrier epoch here. */
     struct aos__line_word barrier[AOS__MAX_BARRIER_ROUNDS];
     struct aos__seg_entry segments[AOS__MAX_SEGMENTS];
 };
-_Static_assert(offsetof(struct aos__arena_header, doorbell) == 1 * AOS__LINE, "doorbell line");
-_Static_assert(offsetof(struct aos__arena_header, sleepers) == 2 * AOS__LINE, "sleepers line");
+_Static_assert(offsetof(struct aos__arena_header, bell) == 1 * AOS__LINE, "bell lines 1-2");
 _Static_assert(offsetof(struct aos__arena_header, barrier) == 3 * AOS__LINE, "barrier lines");
 _Static_assert(offsetof(struct aos__arena_header, segments) % AOS__LINE == 0, "aligned dir");
 _Static_assert(sizeof(struct aos__arena_header) <= AOS__HEADER_SIZE, "header fits");
 
-_Static_assert(offsetof(struct aos__arena_header, watch_hi) < 3 * AOS__LINE, "watch on sleepers line");
 #define AOS__OFF_BARRIER(r) (offsetof(struct aos__arena_header, barrier) + (size_t)(r) * AOS__LINE)
 
 #endif

@@ -52,6 +52,25 @@ static void plan_layout(struct aos__runtime *rt, uint64_t static_len)
     rt->arena_size = rt->segspace_off + rt->segspace_size;
 }
 
+/* With more PEs than CPUs on the node, a spinning waiter takes the CPU from
+ * the PE it waits for: spin and yield briefly, then sleep. Explicit
+ * AOS_SPIN_COUNT / AOS_YIELD_COUNT settings are kept. */
+static void adapt_waiting(struct aos__runtime *rt)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int local = 0;
+    for (int pe = 0; pe < rt->npes; pe++)
+        local += rt->peers[pe].node == rt->peers[rt->me].node;
+    if (cpus <= 0 || local <= cpus)
+        return;
+    if (getenv("AOS_SPIN_COUNT") == NULL)
+        rt->cfg.spin_count = 20;
+    if (getenv("AOS_YIELD_COUNT") == NULL)
+        rt->cfg.yield_count = 2;
+    aos__debug("%d PEs on %ld CPUs: spin %llu, yield %llu", local, cpus,
+               (unsigned long long)rt->cfg.spin_count, (unsigned long long)rt->cfg.yield_count);
+}
+
 int aos_init(void)
 {
     struct aos__runtime *rt = &aos__rt;
@@ -85,6 +104,7 @@ int aos_init(void)
     rc = rt->tp->start(rt);
     if (rc != AOS_OK)
         goto fail_peers;
+    adapt_waiting(rt);
     rc = aos__memory_start(rt);
     if (rc != AOS_OK)
         goto fail_transport;

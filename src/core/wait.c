@@ -24,7 +24,7 @@ static inline int poll_ready(aos__ready_fn ready, const void *ctx)
     return ready(ctx);
 }
 
-static void announce(struct aos__arena_header *h, struct aos__watch w)
+static void announce(struct aos__bell *h, struct aos__watch w)
 {
     uint32_t before = aos__fetch_add_seq_cst(&h->sleepers, 1);
     if (before != 0)
@@ -34,10 +34,24 @@ static void announce(struct aos__arena_header *h, struct aos__watch w)
     aos__store_relaxed(&h->watch_hi, w.hi);
 }
 
-static int sleep_until(int pe, aos__ready_fn ready, const void *ctx, uint64_t deadline,
-                       struct aos__watch watch)
+void aos__bell_ring(struct aos__bell *b, uint64_t lo, uint64_t hi, int wake_all)
 {
-    struct aos__arena_header *h = aos__rt.peers[pe].header;
+    /* Relaxed: ordered after the caller's writes by its seq_cst barrier, which
+     * pairs with the fence in sleep_until. */
+    if (aos__load_relaxed(&b->sleepers) == 0)
+        return;
+    if (hi <= aos__load_relaxed(&b->watch_lo) || lo >= aos__load_relaxed(&b->watch_hi))
+        return;
+    aos__fetch_add_seq_cst(&b->doorbell, 1);
+    if (wake_all)
+        aos__futex_wake_all(&b->doorbell);
+    else
+        aos__futex_wake_one(&b->doorbell);
+}
+
+static int sleep_until(struct aos__bell *h, aos__ready_fn ready, const void *ctx,
+                       uint64_t deadline, struct aos__watch watch)
+{
     uint64_t slice = aos__rt.cfg.sleep_us * 1000u;
     for (;;) {
         announce(h, watch);
@@ -60,8 +74,8 @@ static int sleep_until(int pe, aos__ready_fn ready, const void *ctx, uint64_t de
     }
 }
 
-int aos__wait_at(int pe, aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
-                 struct aos__watch watch)
+int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
+                   uint64_t timeout_ns, struct aos__watch watch)
 {
     /* Progress first: the PE we wait for may be waiting on our deferred wakes. */
     if (poll_ready(ready, ctx))
@@ -82,7 +96,13 @@ int aos__wait_at(int pe, aos__ready_fn ready, const void *ctx, uint64_t timeout_
         if (aos__now_ns() >= deadline)
             return AOS_ERR_TIMEOUT;
     }
-    return sleep_until(pe, ready, ctx, deadline, watch);
+    return sleep_until(bell, ready, ctx, deadline, watch);
+}
+
+int aos__wait_at(int pe, aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
+                 struct aos__watch watch)
+{
+    return aos__wait_bell(&aos__rt.peers[pe].header->bell, ready, ctx, timeout_ns, watch);
 }
 
 int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,

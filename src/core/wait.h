@@ -27,6 +27,15 @@ int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
 int aos__wait_at(int pe, aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
                  struct aos__watch watch);
 
+/* The same on any bell in shared memory (a queue's "space" bell, say). */
+struct aos__bell;
+int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
+                   uint64_t timeout_ns, struct aos__watch watch);
+/* The writer's half: after its writes to [lo, hi) and a seq_cst barrier,
+ * wakes the bell's sleepers if they watch that range (all of them, or one
+ * when any one of them can use what was written). */
+void aos__bell_ring(struct aos__bell *bell, uint64_t lo, uint64_t hi, int wake_all);
+
 /* Drives everything that completes in the background: the transport's
  * deferred work and pending requests such as asynchronous dequeues. Called
  * by every wait; cheap when idle. */

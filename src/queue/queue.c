@@ -1,8 +1,8 @@
 /* Remote queues over a segment of slots (protocol in queue/queue.h).
  * Producers on the node work on the owner's mapped memory with CPU atomics;
  * publishing an item is a release store that also wakes a sleeping owner,
- * and freeing a slot wakes producers waiting for space on the owner's
- * doorbell. */
+ * and freeing a slot wakes one producer waiting for space on the queue's
+ * own bell. */
 #include "queue/queue.h"
 
 #include <stdlib.h>
@@ -275,11 +275,9 @@ int aos_enqueue(aos_queue_t *q, const void *item)
         rc = enqueue_once(q, item, &full_pos);
         if (rc != AOS_ERR_AGAIN)
             return rc;
-        /* Full: sleep on the owner's doorbell until it frees that slot. */
+        /* Full: sleep on the queue's space bell until the owner frees a slot. */
         struct space_wait w = {q, full_pos};
-        uint64_t off = slot_seq_off(q, full_pos);
-        rc = aos__wait_at(q->owner, space_ready, &w, AOS__FOREVER,
-                          (struct aos__watch){off, off + 8});
+        rc = aos__wait_bell(&q->hdr->space, space_ready, &w, AOS__FOREVER, AOS__WATCH_ALL);
     }
     return rc;
 }
@@ -295,9 +293,14 @@ static int dequeue_once(aos_queue_t *q, void *item)
         return AOS_ERR_AGAIN;
     memcpy(item, seq + 1, q->item_size);
     q->head = pos + 1;
-    /* Release + wake: the slot is free for position pos + capacity; producers
-     * waiting for space sleep on my doorbell watching this word. */
-    return aos__rt.tp->signal_store(aos__rt.me, slot_seq_off(q, pos), 2 * (pos + q->capacity));
+    /* Release (a seq_cst exchange): the slot is free for position
+     * pos + capacity only after the item was copied out. The exchange is
+     * also the barrier before the sleeper check: wake one waiting producer,
+     * since one free slot serves one producer. */
+    (void)aos__exchange_seq_cst(seq, 2 * (pos + q->capacity));
+    aos__fence_after_rmw();
+    aos__bell_ring(&q->hdr->space, 0, UINT64_MAX, 0);
+    return AOS_OK;
 }
 
 static int check_owner(aos_queue_t *q, void *item)

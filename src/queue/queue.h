@@ -32,8 +32,13 @@ struct aos__queue_header {
     uint64_t pad0[AOS__LINE / 8 - 3];
     uint64_t tail; /* next position to claim; CAS by producers */
     uint64_t pad1[AOS__LINE / 8 - 1];
+    /* Producers waiting for space sleep here, apart from the owner's own
+     * bell, so that publishing an item never wakes them and freeing a slot
+     * wakes one of them, not all. */
+    struct aos__bell space;
 };
-_Static_assert(sizeof(struct aos__queue_header) == 2 * AOS__LINE, "queue header is two lines");
+_Static_assert(sizeof(struct aos__queue_header) == 4 * AOS__LINE, "queue header is four lines");
+_Static_assert(offsetof(struct aos__queue_header, space) == 2 * AOS__LINE, "space bell line");
 _Static_assert(offsetof(struct aos__queue_header, tail) == AOS__LINE, "tail on its own line");
 
 /* Completes pending asynchronous dequeues that can be completed now. */

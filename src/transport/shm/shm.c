@@ -21,6 +21,7 @@
 #include "core/bootstrap.h"
 #include "core/event.h"
 #include "core/runtime.h"
+#include "core/wait.h"
 #include "rma/block_copy.h"
 #include "transport/shm/shm.h"
 
@@ -39,17 +40,9 @@ static inline char *peer_addr(int pe, uint64_t off)
 }
 
 /* Wakes pe's sleepers if they watch a range our write [lo, hi) touched. */
-static void ring_doorbell(int pe, uint64_t lo, uint64_t hi)
+static inline void ring_doorbell(int pe, uint64_t lo, uint64_t hi)
 {
-    struct aos__arena_header *h = aos__rt.peers[pe].header;
-    /* Relaxed: ordered after our data writes by the caller's seq_cst fence,
-     * which pairs with the fence in the waiter's sleep protocol (core/wait.c). */
-    if (aos__load_relaxed(&h->sleepers) == 0)
-        return;
-    if (hi <= aos__load_relaxed(&h->watch_lo) || lo >= aos__load_relaxed(&h->watch_hi))
-        return;
-    aos__fetch_add_seq_cst(&h->doorbell, 1);
-    aos__futex_wake_all(&h->doorbell);
+    aos__bell_ring(&aos__rt.peers[pe].header->bell, lo, hi, 1);
 }
 
 /* After a blocking write to pe: make it visible before any later access and
