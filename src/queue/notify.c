@@ -155,33 +155,32 @@ static int notify_owner(const aos_seg_t *seg, uint32_t tag)
     return aos_enqueue(peer_queues[pe], &n); /* waits while the queue is full */
 }
 
-int aos_put_notify(aos_seg_t *seg, size_t offset, const void *src, size_t len, uint32_t tag,
-                   aos_event_t *ev)
+/* The transfer, then the notification. The data is complete before the
+ * notification is enqueued: on a node a transfer with an event is complete
+ * on return, and the enqueue's release orders it after the copy. */
+static int notified(int is_put, void *local, aos_seg_t *seg, size_t offset, size_t len,
+                    uint32_t tag, aos_event_t *ev)
 {
     uint64_t off;
     int rc = aos__seg_access(seg, offset, len, AOS_PROTO_RMA | AOS_PROTO_NOTIFY, &off);
     if (rc != AOS_OK)
         return rc;
-    /* The data is complete before the notification is enqueued: on a node a
-     * put with an event is complete on return, and the enqueue's release
-     * orders it after the copy. */
-    rc = aos_put(seg, offset, src, len, ev);
+    rc = is_put ? aos_put(seg, offset, local, len, ev) : aos_get(local, seg, offset, len, ev);
     if (rc != AOS_OK)
         return rc;
     return notify_owner(seg, tag);
 }
 
+int aos_put_notify(aos_seg_t *seg, size_t offset, const void *src, size_t len, uint32_t tag,
+                   aos_event_t *ev)
+{
+    return notified(1, (void *)src, seg, offset, len, tag, ev);
+}
+
 int aos_get_notify(void *dst, aos_seg_t *seg, size_t offset, size_t len, uint32_t tag,
                    aos_event_t *ev)
 {
-    uint64_t off;
-    int rc = aos__seg_access(seg, offset, len, AOS_PROTO_RMA | AOS_PROTO_NOTIFY, &off);
-    if (rc != AOS_OK)
-        return rc;
-    rc = aos_get(dst, seg, offset, len, ev);
-    if (rc != AOS_OK)
-        return rc;
-    return notify_owner(seg, tag);
+    return notified(0, dst, seg, offset, len, tag, ev);
 }
 
 /* ---- requests at the owner ------------------------------------------------------ */
