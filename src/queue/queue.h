@@ -12,8 +12,8 @@
 #define AOS__QUEUE_MAGIC 0x616f735155455545ull /* "aosQUEUE" */
 #define AOS__QUEUE_MAX_ITEM 256
 
-/* At the start of the queue's segment. Slots follow, `slot_size` bytes each:
- * a 64-bit sequence word, then the item.
+/* At the start of the queue's segment. Slots follow, `slot_size` bytes each
+ * (whole cache lines): a 64-bit sequence word, then the item.
  *
  * Slot protocol (a bounded multi-producer queue with per-slot sequence
  * numbers, in the doubled encoding that also works for capacity 1): the slot
