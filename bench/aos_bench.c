@@ -26,6 +26,7 @@ static int me, peer;
 static uint8_t *sym;     /* BENCH_MAX_MSG symmetric bytes: the target of puts */
 static uint64_t *flag;   /* ping-pong flag */
 static uint64_t *counter; /* target of the atomics */
+static uint8_t *scratch;  /* private destination of the memcpy twin */
 static uint8_t *src;
 static aos_event_t *ev;
 
@@ -80,6 +81,10 @@ static double timed(enum bench_op op, size_t bytes, long iters)
                                       (uint64_t)i, &old, NULL));
                 break;
             }
+            case BENCH_MEMCPY:
+                memcpy(scratch, src, bytes);
+                __asm__ __volatile__("" ::"r"(scratch) : "memory"); /* keep every copy */
+                break;
             case BENCH_POST_ADD:
                 TRY(aos_amo_post_sym(peer, counter, AOS_AMO_ADD, AOS_AMO_U64, 1));
                 break;
@@ -229,13 +234,18 @@ int main(int argc, char **argv)
     sym = aos_calloc(BENCH_MAX_MSG, 1);
     flag = aos_calloc(1, sizeof *flag);
     counter = aos_calloc(8, sizeof *counter);
+    scratch = aligned_alloc(4096, BENCH_MAX_MSG);
+    if (scratch == NULL)
+        return 1;
+    memset(scratch, 0, BENCH_MAX_MSG);
     src = aligned_alloc(4096, BENCH_MAX_MSG); /* page aligned like sym: no misaligned copies */
     if (sym == NULL || flag == NULL || src == NULL)
         return 1;
     memset(src, 0x5a, BENCH_MAX_MSG);
     TRY(aos_event_create(&ev));
 
-    struct bench_target target = {.me = me, .pingpong = pingpong, .timed = timed};
+    struct bench_target target = {
+        .me = me, .has_memcpy = 1, .pingpong = pingpong, .timed = timed};
     bench_run_all(&target, scale);
     notify_metrics(scale);
     queue_metrics(scale);
