@@ -7,8 +7,15 @@
 #include "arch/futex.h"
 #include "core/runtime.h"
 
-/* Sleep protocol, the waiter's half (the writer's half is ring_doorbell in
- * transport/shm/shm.c):
+/* Polls ready() after driving progress (deferred wakes, pending requests). */
+static inline int poll_ready(aos__ready_fn ready, const void *ctx)
+{
+    aos__progress();
+    return ready(ctx);
+}
+
+/* Sleep protocol on a bell: the waiter's half is announce + sleep_until, the
+ * writer's half aos__bell_ring.
  *   waiter: sleepers++; watch = range; fence; seq = doorbell;
  *           if ready: leave; futex_wait(seq)
  *   writer: write data; fence; if sleepers and the write meets watch:
@@ -17,13 +24,6 @@
  * watch and rings, or the waiter's ready() sees the data (a writer reading a
  * stale watch has missed the waiter's stores, so the waiter sees its data).
  * A ring after `seq` was read makes futex_wait return at once. */
-/* Polls ready() after driving progress (deferred wakes, pending requests). */
-static inline int poll_ready(aos__ready_fn ready, const void *ctx)
-{
-    aos__progress();
-    return ready(ctx);
-}
-
 static void announce(struct aos__bell *h, struct aos__watch w)
 {
     uint32_t before = aos__fetch_add_seq_cst(&h->sleepers, 1);
@@ -99,14 +99,9 @@ int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
     return sleep_until(bell, ready, ctx, deadline, watch);
 }
 
-int aos__wait_at(int pe, aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
-                 struct aos__watch watch)
-{
-    return aos__wait_bell(&aos__rt.peers[pe].header->bell, ready, ctx, timeout_ns, watch);
-}
-
 int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
               struct aos__watch watch)
 {
-    return aos__wait_at(aos__rt.me, ready, ctx, timeout_ns, watch);
+    return aos__wait_bell(&aos__rt.peers[aos__rt.me].header->bell, ready, ctx, timeout_ns,
+                          watch);
 }

@@ -1,5 +1,5 @@
 /* The waiting engine every blocking call uses: spin, then yield, then sleep on
- * this PE's doorbell until a writer rings it (see transport/shm/shm.c). */
+ * a bell (core/layout.h) until a writer rings it with aos__bell_ring. */
 #ifndef AOS_CORE_WAIT_H
 #define AOS_CORE_WAIT_H
 
@@ -21,12 +21,6 @@ struct aos__watch {
  * my doorbell: writers into my arena wake me. */
 int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
               struct aos__watch watch);
-/* The same, sleeping on on-node PE pe's doorbell, for conditions on pe's
- * memory that pe itself changes (space in a queue pe owns). watch is in pe's
- * arena. */
-int aos__wait_at(int pe, aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
-                 struct aos__watch watch);
-
 /* The same on any bell in shared memory (a queue's "space" bell, say). */
 struct aos__bell;
 int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,

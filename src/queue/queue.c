@@ -54,11 +54,8 @@ static int check_queue(const aos_queue_t *q)
         return AOS_ERR_NULL;
     if (q->magic != AOS__QUEUE_HANDLE_MAGIC)
         return AOS_ERR_INVALID;
-    AOS__CHECK_INIT();
-    /* Relaxed: as for segments, a best-effort check against destroy. */
-    if (aos__load_relaxed(q->seg->entry_state) != q->seg->state)
-        return AOS_ERR_DESTROYED;
-    return AOS_OK;
+    uint64_t off; /* the segment's own checks: init, protocol, destroyed */
+    return aos__seg_access(q->seg, 0, 0, AOS_PROTO_QUEUE, &off);
 }
 
 /* Builds a handle over an attached or created queue segment. */
