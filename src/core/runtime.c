@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch/copy.h"
 #include "core/bootstrap.h"
 #include "mem/memory.h"
 #include "queue/queue.h"
@@ -101,6 +102,7 @@ int aos_init(void)
         rc = AOS_ERR_NO_MEMORY;
         goto fail_boot;
     }
+    aos__copy_init();
     rc = rt->tp->start(rt);
     if (rc != AOS_OK)
         goto fail_peers;

@@ -18,10 +18,24 @@ void aos__static_data_range(uintptr_t *lo, uint64_t *len);
 int aos__memory_start(struct aos__runtime *rt);
 void aos__memory_stop(struct aos__runtime *rt);
 
+/* aos__sym_locate for addresses outside the heap: static data. */
+int aos__sym_locate_static(const void *addr, size_t len, uint64_t *off);
+
 /* Translates [addr, addr+len) in my symmetric memory to an arena offset valid
  * on every PE. AOS_ERR_NOT_SYMMETRIC if addr is not symmetric, AOS_ERR_BOUNDS
- * if the range runs off the end of its region. */
-int aos__sym_locate(const void *addr, size_t len, uint64_t *off);
+ * if the range runs off the end of its region. Inline, with the heap tested
+ * first: it is on the path of every symmetric put, get and atomic. */
+static inline int aos__sym_locate(const void *addr, size_t len, uint64_t *off)
+{
+    const struct aos__runtime *rt = &aos__rt;
+    uintptr_t rel = (uintptr_t)addr - ((uintptr_t)rt->my_base + rt->heap_off);
+    if (rel >= rt->heap_size) /* below the heap wraps around to a huge value */
+        return aos__sym_locate_static(addr, len, off);
+    if (len > rt->heap_size - rel)
+        return AOS_ERR_BOUNDS;
+    *off = rt->heap_off + rel;
+    return AOS_OK;
+}
 
 /* Where local memory at p lives in my arena, if it does: the symmetric heap
  * and static data, buffers published in place, or my own arena view.

@@ -42,26 +42,16 @@ void aos__memory_stop(struct aos__runtime *rt)
     aos__range_fini(&rt->heap);
 }
 
-int aos__sym_locate(const void *addr, size_t len, uint64_t *off)
+int aos__sym_locate_static(const void *addr, size_t len, uint64_t *off)
 {
     const struct aos__runtime *rt = &aos__rt;
     uintptr_t a = (uintptr_t)addr;
-    uintptr_t heap_lo = (uintptr_t)rt->my_base + rt->heap_off;
-    uint64_t base, limit, rel;
-    if (a >= heap_lo && a - heap_lo < rt->heap_size) {
-        rel = a - heap_lo;
-        base = rt->heap_off;
-        limit = rt->heap_size;
-    } else if (rt->static_len != 0 && a >= rt->static_lo && a - rt->static_lo < rt->static_len) {
-        rel = a - rt->static_lo;
-        base = rt->static_off;
-        limit = rt->static_len;
-    } else {
+    if (rt->static_len == 0 || a < rt->static_lo || a - rt->static_lo >= rt->static_len)
         return AOS_ERR_NOT_SYMMETRIC;
-    }
-    if (len > limit - rel)
+    uint64_t rel = a - rt->static_lo;
+    if (len > rt->static_len - rel)
         return AOS_ERR_BOUNDS;
-    *off = base + rel;
+    *off = rt->static_off + rel;
     return AOS_OK;
 }
 

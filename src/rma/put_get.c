@@ -103,7 +103,24 @@ static int sym_target(int pe, const void *remote, const void *local, size_t len,
     return aos__sym_locate(remote, len, off);
 }
 
-int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
+/* The common case of a symmetric transfer, decided with no call and no
+ * stack: initialised, another PE, a non-empty range inside the heap, both
+ * buffers given. Anything else takes the checked path, which finds the
+ * error (or the static-data or self case) in the documented order. */
+static inline int sym_fast(int pe, const void *remote, const void *local, size_t len,
+                           uint64_t *off)
+{
+    const struct aos__runtime *rt = &aos__rt;
+    uintptr_t rel = (uintptr_t)remote - ((uintptr_t)rt->my_base + rt->heap_off);
+    if (!rt->initialized || (unsigned)pe >= (unsigned)rt->npes || pe == rt->me ||
+        len == 0 || local == NULL || rel >= rt->heap_size || len > rt->heap_size - rel)
+        return 0;
+    *off = rt->heap_off + rel;
+    return 1;
+}
+
+static __attribute__((noinline)) int putmem_checked(int pe, void *dest, const void *src,
+                                                    size_t len, aos_event_t *ev)
 {
     uint64_t off = 0;
     int rc = sym_target(pe, dest, src, len, &off);
@@ -112,13 +129,30 @@ int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
     return do_put(pe, off, src, len, ev);
 }
 
-int aos_getmem(int pe, void *dst, const void *src, size_t len, aos_event_t *ev)
+static __attribute__((noinline)) int getmem_checked(int pe, void *dst, const void *src,
+                                                    size_t len, aos_event_t *ev)
 {
     uint64_t off = 0;
     int rc = sym_target(pe, src, dst, len, &off);
     if (rc != AOS_OK || len == 0)
         return rc;
     return do_get(dst, pe, off, len, ev);
+}
+
+int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
+{
+    uint64_t off;
+    if (sym_fast(pe, dest, src, len, &off))
+        return aos__rt.tp->put(pe, off, src, len, ev);
+    return putmem_checked(pe, dest, src, len, ev);
+}
+
+int aos_getmem(int pe, void *dst, const void *src, size_t len, aos_event_t *ev)
+{
+    uint64_t off;
+    if (sym_fast(pe, src, dst, len, &off))
+        return aos__rt.tp->get(dst, pe, off, len, ev);
+    return getmem_checked(pe, dst, src, len, ev);
 }
 
 /* ---- geometry ------------------------------------------------------------- */
