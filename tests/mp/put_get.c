@@ -6,8 +6,11 @@
 
 #include "../common/check.h"
 
-static const size_t sizes[] = {0, 1, 2, 3, 7, 8, 9, 15, 16, 63, 64, 65, 255, 4095, 4096,
-                               4097, 65535, 65536, 100003, 1 << 20, (1 << 20) + 5};
+/* 256..32768 and their neighbours: the edges of the wide copy (arch/copy.h) */
+static const size_t sizes[] = {0,     1,     2,     3,     7,      8,       9,
+                               15,    16,    63,    64,    65,     255,     256,
+                               257,   511,   4095,  4096,  4097,   32767,   32768,
+                               32769, 65535, 65536, 100003, 1 << 20, (1 << 20) + 5};
 static const size_t offsets[] = {0, 1, 3, 8, 61};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define NOFFS (sizeof offsets / sizeof offsets[0])
