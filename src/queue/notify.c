@@ -9,6 +9,7 @@
 #include "core/wait.h"
 #include "mem/segment.h"
 #include "queue/queue.h"
+#include "rma/rma.h"
 
 #define NOTIFY_CAPACITY 4096
 #define REQ_MAGIC 0x616e7271u
@@ -165,9 +166,14 @@ static int notified(int is_put, void *local, aos_seg_t *seg, size_t offset, size
     int rc = aos__seg_access(seg, offset, len, AOS_PROTO_RMA | AOS_PROTO_NOTIFY, &off);
     if (rc != AOS_OK)
         return rc;
-    rc = is_put ? aos_put(seg, offset, local, len, ev) : aos_get(local, seg, offset, len, ev);
-    if (rc != AOS_OK)
-        return rc;
+    if (len != 0) {
+        if (local == NULL)
+            return AOS_ERR_NULL;
+        rc = is_put ? aos__put_at(seg->owner, off, local, len, ev)
+                    : aos__get_at(local, seg->owner, off, len, ev);
+        if (rc != AOS_OK)
+            return rc;
+    }
     return notify_owner(seg, tag);
 }
 

@@ -7,6 +7,7 @@
 #include "mem/memory.h"
 #include "mem/segment.h"
 #include "rma/block_copy.h"
+#include "rma/rma.h"
 
 static int ranges_meet(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
@@ -52,7 +53,7 @@ static int block_self_overlap(int pe, uint64_t remote_off, const void *local,
 
 /* ---- contiguous ----------------------------------------------------------- */
 
-static int do_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
+int aos__put_at(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
 {
     int rc = check_self_overlap(pe, off, src, len);
     if (rc != AOS_OK)
@@ -60,7 +61,7 @@ static int do_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t
     return aos__rt.tp->put(pe, off, src, len, ev);
 }
 
-static int do_get(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
+int aos__get_at(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
 {
     int rc = check_self_overlap(pe, off, dst, len);
     if (rc != AOS_OK)
@@ -76,7 +77,7 @@ int aos_put(aos_seg_t *seg, size_t offset, const void *src, size_t len, aos_even
         return rc;
     if (src == NULL)
         return AOS_ERR_NULL;
-    return do_put(seg->owner, off, src, len, ev);
+    return aos__put_at(seg->owner, off, src, len, ev);
 }
 
 int aos_get(void *dst, aos_seg_t *seg, size_t offset, size_t len, aos_event_t *ev)
@@ -87,7 +88,7 @@ int aos_get(void *dst, aos_seg_t *seg, size_t offset, size_t len, aos_event_t *e
         return rc;
     if (dst == NULL)
         return AOS_ERR_NULL;
-    return do_get(dst, seg->owner, off, len, ev);
+    return aos__get_at(dst, seg->owner, off, len, ev);
 }
 
 /* Checks a symmetric-address transfer and resolves its remote side. */
@@ -126,7 +127,7 @@ static __attribute__((noinline)) int putmem_checked(int pe, void *dest, const vo
     int rc = sym_target(pe, dest, src, len, &off);
     if (rc != AOS_OK || len == 0)
         return rc;
-    return do_put(pe, off, src, len, ev);
+    return aos__put_at(pe, off, src, len, ev);
 }
 
 static __attribute__((noinline)) int getmem_checked(int pe, void *dst, const void *src,
@@ -136,7 +137,7 @@ static __attribute__((noinline)) int getmem_checked(int pe, void *dst, const voi
     int rc = sym_target(pe, src, dst, len, &off);
     if (rc != AOS_OK || len == 0)
         return rc;
-    return do_get(dst, pe, off, len, ev);
+    return aos__get_at(dst, pe, off, len, ev);
 }
 
 int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
