@@ -6,6 +6,7 @@
  *   put_bw      puts of 4 KiB - 4 MiB sharing one event, then wait
  *   put_rate    8-byte puts sharing one event, then wait: puts per second
  *   barrier     aos_barrier_all
+ *   (and notified ping-pong, queue, RPC metrics: see their functions)
  * Prints CSV (metric,bytes,value,unit). usage: aosrun -n 2 aos-bench [quick] */
 #include <string.h>
 
@@ -186,6 +187,58 @@ static void notify_metrics(double scale)
     TRY(aos_seg_destroy(mine));
 }
 
+/* RPC: null round trip (PE 0 calls PE 1, which serves while it waits in a
+ * barrier) and posted-call rate from PE 1 to PE 0. */
+static size_t null_handler(const aos_rpc_info_t *info, const void *args, size_t len,
+                           void *reply, size_t cap)
+{
+    (void)info, (void)args, (void)len, (void)reply, (void)cap;
+    return 0;
+}
+
+static double rpc_round_trip(aos_rpc_id_t id, long iters)
+{
+    TRY(aos_barrier_all());
+    double t0 = bench_now();
+    if (me == 0)
+        for (long i = 0; i < iters; i++)
+            TRY(aos_rpc(peer, id, NULL, 0, NULL, 0, NULL, NULL));
+    double t = bench_now() - t0;
+    TRY(aos_barrier_all()); /* PE 1 serves in here */
+    return t / (double)iters;
+}
+
+static double rpc_rate(aos_rpc_id_t id, long iters)
+{
+    TRY(aos_barrier_all());
+    double t0 = bench_now();
+    if (me == 1) {
+        for (long i = 0; i < iters; i++)
+            TRY(aos_rpc_post(peer, id, NULL, 0));
+        TRY(aos_rpc(peer, id, NULL, 0, NULL, 0, NULL, NULL)); /* all posted ones ran */
+    }
+    double t = bench_now() - t0;
+    TRY(aos_barrier_all());
+    return (double)iters / t;
+}
+
+static void rpc_metrics(double scale)
+{
+    aos_rpc_id_t id;
+    TRY(aos_rpc_register("null", null_handler, 0, &id));
+    TRY(aos_barrier_all());
+    double v[TRIALS];
+    long n = (long)(100000 * scale) + 10;
+    for (int k = 0; k < TRIALS; k++)
+        v[k] = rpc_round_trip(id, n);
+    if (me == 0)
+        bench_report("rpc_null_rtt", 0, bench_median(v, TRIALS) * 1e6, "us");
+    for (int k = 0; k < TRIALS; k++)
+        v[k] = rpc_rate(id, n * 4);
+    if (me == 1)
+        bench_report("rpc_post_rate", 0, bench_median(v, TRIALS) / 1e6, "Mcalls/s");
+}
+
 static void queue_metrics(double scale)
 {
     aos_queue_t *mine, *theirs;
@@ -249,6 +302,7 @@ int main(int argc, char **argv)
     bench_run_all(&target, scale);
     notify_metrics(scale);
     queue_metrics(scale);
+    rpc_metrics(scale);
 
     TRY(aos_event_destroy(ev));
     free(src);

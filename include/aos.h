@@ -109,7 +109,9 @@ typedef struct aos_seg aos_seg_t;
 #define AOS_PROTO_ALL       0x1fu
 
 /* Creates a zero-filled segment of `size` bytes owned by me under `key`
- * (unique among my live segments). */
+ * (unique among my live segments). Keys from AOS_KEY_RESERVED_FROM up are
+ * aos's own (AOS_ERR_INVALID). */
+#define AOS_KEY_RESERVED_FROM (UINT64_MAX - 15)
 int aos_seg_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg);
 /* Publishes `size` bytes of my existing memory at `buf`. The buffer keeps its
  * address and contents; it must stay allocated until aos_seg_destroy. The
@@ -332,6 +334,64 @@ int aos_notify_wait(aos_notify_req_t *req);
 int aos_notify_last(const aos_notify_req_t *req, int *source, uint32_t *tag);
 /* AOS_ERR_AGAIN while the request is started and incomplete. */
 int aos_notify_free(aos_notify_req_t *req);
+
+/* ---- remote procedure calls ------------------------------------------------- */
+
+/* Every PE registers the same handlers in the same order (and under the same
+ * names); a handler is named by the id registration returns. A call to a PE
+ * whose table differs at that id fails with AOS_ERR_RPC_MISMATCH, so call
+ * after a barrier that follows registration. At most AOS_RPC_MAX_HANDLERS. */
+#define AOS_RPC_MAX_HANDLERS 256
+/* Arguments and reply each travel inline up to this size; larger data goes
+ * through symmetric memory or a segment, whose address the arguments carry. */
+#define AOS_RPC_MAX_INLINE 4096
+
+typedef struct aos_rpc_info {
+    int caller;    /* the PE that made the call */
+    int home;      /* the PE whose memory the call is about: its target */
+    int at_caller; /* 1 when the caller runs it (AOS_RPC_ANYWHERE fallback) */
+} aos_rpc_info_t;
+
+/* Runs with the arguments; writes at most reply_cap bytes of reply and
+ * returns their number (0 for posted calls, whose reply_cap is 0). */
+typedef size_t (*aos_rpc_handler_t)(const aos_rpc_info_t *info, const void *args,
+                                    size_t args_len, void *reply, size_t reply_cap);
+
+/* The handler may run on the calling PE over the target's mapped memory when
+ * the target's RPC queue is full, instead of the caller waiting. It must then
+ * reach the home PE's data through aos_rpc_localize and atomics, since the
+ * home PE may be running other handlers at the same time. */
+#define AOS_RPC_ANYWHERE 1u
+
+typedef uint32_t aos_rpc_id_t;
+int aos_rpc_register(const char *name, aos_rpc_handler_t fn, unsigned flags, aos_rpc_id_t *id);
+
+/* Runs handler `id` on `pe` with args and waits for its reply (ev NULL), or
+ * returns once the request is queued and completes ev when the reply is in
+ * `reply` and its length in *reply_len (both must stay valid until then).
+ * Handlers run on the target when it calls aos_progress or any aos call that
+ * waits or tests (this one included: a caller serves its own RPCs while it
+ * waits, so handlers may call aos themselves, nested RPCs too). A full
+ * target queue makes the caller wait for space, serving its own RPCs, or,
+ * for AOS_RPC_ANYWHERE handlers on a node peer, run the handler itself. */
+int aos_rpc(int pe, aos_rpc_id_t id, const void *args, size_t args_len, void *reply,
+            size_t reply_cap, size_t *reply_len, aos_event_t *ev);
+/* A call without reply: returns once queued (or run by the fallback). */
+int aos_rpc_post(int pe, aos_rpc_id_t id, const void *args, size_t args_len);
+
+/* Inside a handler: a pointer, valid here, to symmetric address `addr` of
+ * info->home (the address itself when the handler runs at home). */
+int aos_rpc_localize(const aos_rpc_info_t *info, const void *addr, void **local);
+
+/* Runs the RPC handlers queued at this PE and completes what can complete. */
+int aos_progress(void);
+
+typedef struct aos_rpc_stats {
+    uint64_t sent;      /* calls this PE queued at a target */
+    uint64_t fallback;  /* calls this PE ran itself because the target was full */
+    uint64_t served;    /* handlers this PE ran for callers */
+} aos_rpc_stats_t;
+int aos_rpc_stats(aos_rpc_stats_t *stats);
 
 /* ---- waiting on local memory ------------------------------------------------ */
 

@@ -32,7 +32,10 @@
     X(AOS_ERR_UNSUPPORTED, -22, "operation not supported by this transport")              \
     X(AOS_ERR_PE_DIED, -23, "a peer PE has died")                                         \
     X(AOS_ERR_TOO_MANY, -24, "too many objects (segment table full)")                  \
-    X(AOS_ERR_FINALIZED, -25, "aos_finalize was called: a launched job cannot start again")
+    X(AOS_ERR_FINALIZED, -25, "aos_finalize was called: a launched job cannot start again") \
+    X(AOS_ERR_RPC_MISMATCH, -26,                                                           \
+      "RPC handler tables differ between PEs (registered in another order, with another "  \
+      "name, or not yet on the target)")
 
 enum aos_status {
 #define AOS__STATUS_ENUM(name, value, message) name = value,

@@ -24,6 +24,9 @@
       "wake it sooner)")                                                                   \
     X(symmetric_static, "AOS_SYMMETRIC_STATIC", BOOL, "1", 0,                              \
       "make the program's global and static variables remotely accessible by address")    \
+    X(rpc_queue_depth, "AOS_RPC_QUEUE_DEPTH", UINT, "64", 1,                               \
+      "RPC requests each PE's queue holds; a caller finding it full waits (serving its "   \
+      "own RPCs meanwhile) or runs an AOS_RPC_ANYWHERE handler itself")                    \
     X(debug, "AOS_DEBUG", BOOL, "0", 0, "print start-up diagnostics to stderr")
 
 struct aos__config {

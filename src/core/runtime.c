@@ -114,15 +114,20 @@ int aos_init(void)
     rc = aos__notify_start();
     if (rc != AOS_OK)
         goto fail_memory;
+    rc = aos__rpc_start();
+    if (rc != AOS_OK)
+        goto fail_notify;
     /* Nobody touches a peer's memory before every PE has set its up. */
     rc = aos_barrier_all();
     if (rc != AOS_OK)
-        goto fail_notify;
+        goto fail_rpc;
     aos__debug("up: %d PEs, arena %llu MiB reserved, static data %llu KiB, transport %s",
                rt->npes, (unsigned long long)(rt->arena_size >> 20),
                (unsigned long long)(static_len >> 10), rt->tp->name);
     return AOS_OK;
 
+fail_rpc:
+    aos__rpc_stop();
 fail_notify:
     aos__notify_stop();
 fail_memory:
@@ -150,6 +155,7 @@ int aos_finalize(void)
     int brc = aos_barrier_all();
     if (rc == AOS_OK)
         rc = brc;
+    aos__rpc_stop();
     aos__notify_stop();
     rt->initialized = 0;
     aos__memory_stop(rt);

@@ -129,7 +129,7 @@ static int overlaps_remap(uintptr_t lo, uintptr_t hi)
 
 int aos_seg_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg)
 {
-    if (key == AOS__RESERVED_KEY)
+    if (aos__key_reserved(key))
         return AOS_ERR_INVALID;
     return aos__seg_create_any(key, size, protocols, seg);
 }
@@ -137,7 +137,7 @@ int aos_seg_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **se
 int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols,
                         aos_seg_t **seg)
 {
-    if (key == AOS__RESERVED_KEY)
+    if (aos__key_reserved(key))
         return AOS_ERR_INVALID;
     int rc = check_create(key, size, protocols, seg);
     if (rc != AOS_OK)
@@ -227,7 +227,7 @@ int aos__seg_attach_any(int owner, uint64_t key, aos_seg_t **seg)
 
 int aos_seg_attach(int owner, uint64_t key, aos_seg_t **seg)
 {
-    if (key == AOS__RESERVED_KEY)
+    if (aos__key_reserved(key))
         return AOS_ERR_INVALID;
     return aos__seg_attach_any(owner, key, seg);
 }

@@ -22,8 +22,15 @@ struct aos_seg {
     struct aos__remap *remap;    /* pages moved in by create_from, else NULL */
 };
 
-/* A key reserved for aos's own segments (the notification queue). */
+/* Keys from here up are aos's own segments (notification and RPC queues,
+ * RPC records): aos_seg_* and aos_queue_* calls with them get
+ * AOS_ERR_INVALID. */
+#define AOS__RESERVED_KEYS_FROM AOS_KEY_RESERVED_FROM
 #define AOS__RESERVED_KEY UINT64_MAX
+static inline int aos__key_reserved(uint64_t key)
+{
+    return key >= AOS__RESERVED_KEYS_FROM;
+}
 
 /* create/attach without the reserved-key check, for aos's own segments */
 int aos__seg_create_any(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg);

@@ -132,7 +132,7 @@ fail_seg:
 
 int aos_queue_create(uint64_t key, size_t item_size, size_t capacity, aos_queue_t **q)
 {
-    if (key == AOS__NOTIFY_KEY)
+    if (aos__key_reserved(key))
         return AOS_ERR_INVALID;
     return aos__queue_create_reserved(key, item_size, capacity, q);
 }
@@ -157,7 +157,7 @@ int aos__queue_attach_reserved(int owner, uint64_t key, aos_queue_t **q)
 
 int aos_queue_attach(int owner, uint64_t key, aos_queue_t **q)
 {
-    if (key == AOS__NOTIFY_KEY)
+    if (aos__key_reserved(key))
         return AOS_ERR_INVALID;
     return aos__queue_attach_reserved(owner, key, q);
 }
@@ -186,7 +186,7 @@ int aos_queue_destroy(aos_queue_t *q)
     int rc = check_queue(q);
     if (rc != AOS_OK)
         return rc;
-    if (!q->is_owner || q->seg->key == AOS__NOTIFY_KEY)
+    if (!q->is_owner || aos__key_reserved(q->seg->key))
         return AOS_ERR_INVALID;
     for (struct pending *p = pending_head; p != NULL; p = p->next)
         if (p->q == q)

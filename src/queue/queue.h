@@ -47,6 +47,8 @@ void aos__queue_progress(void);
 /* The key of every PE's notification queue; reserved: aos_seg_* and
  * aos_queue_* calls with it get AOS_ERR_INVALID. */
 #define AOS__NOTIFY_KEY AOS__RESERVED_KEY
+#define AOS__RPC_QUEUE_KEY (AOS__RESERVED_KEY - 1)
+#define AOS__RPC_AREA_KEY (AOS__RESERVED_KEY - 2)
 int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
                                aos_queue_t **q);
 int aos__queue_attach_reserved(int owner, uint64_t key, aos_queue_t **q);
@@ -57,5 +59,11 @@ void aos__queue_destroy_reserved(aos_queue_t *q);
 int aos__notify_start(void);
 void aos__notify_stop(void);
 void aos__notify_progress(void);
+
+/* RPC (rpc.c): set up and torn down with the runtime; the progress hook
+ * runs queued handlers and completes calls whose replies are in. */
+int aos__rpc_start(void);
+void aos__rpc_stop(void);
+void aos__rpc_progress(void);
 
 #endif

@@ -135,7 +135,8 @@ int main(void)
                                                &many[made])) == AOS_OK)
         made++;
     CHECK(rc == AOS_ERR_TOO_MANY);
-    CHECK(made == 1024 - 3); /* rw, ro_atomic and the notification queue live */
+    /* live: rw, ro_atomic and aos's own notification queue, RPC queue, RPC area */
+    CHECK(made == 1024 - 5);
     for (int i = 0; i < made; i++)
         CHECK_OK(aos_seg_destroy(many[i]));
 
