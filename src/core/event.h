@@ -34,6 +34,15 @@ static inline void aos__event_complete(aos_event_t *ev)
     aos__store_release(&ev->completed, aos__load_relaxed(&ev->completed) + 1);
 }
 
+/* An operation attached to ev (if any) finished as it was issued. */
+static inline void aos__event_done_at_issue(aos_event_t *ev)
+{
+    if (ev != NULL) {
+        aos__event_post(ev);
+        aos__event_complete(ev);
+    }
+}
+
 static inline int aos__event_is_complete(const aos_event_t *ev)
 {
     uint64_t done = aos__load_acquire(&ev->completed); /* pairs with aos__event_complete */

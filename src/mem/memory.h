@@ -21,20 +21,31 @@ void aos__memory_stop(struct aos__runtime *rt);
 /* aos__sym_locate for addresses outside the heap: static data. */
 int aos__sym_locate_static(const void *addr, size_t len, uint64_t *off);
 
+/* The heap case of aos__sym_locate alone: 1 and *off when [addr, addr+len)
+ * lies in the symmetric heap, else 0. Fast paths use it directly and hand
+ * everything else to the checked path. */
+static inline int aos__heap_locate(const void *addr, size_t len, uint64_t *off)
+{
+    const struct aos__runtime *rt = &aos__rt;
+    uintptr_t rel = (uintptr_t)addr - ((uintptr_t)rt->my_base + rt->heap_off);
+    if (rel >= rt->heap_size || len > rt->heap_size - rel) /* below the heap wraps */
+        return 0;
+    *off = rt->heap_off + rel;
+    return 1;
+}
+
 /* Translates [addr, addr+len) in my symmetric memory to an arena offset valid
  * on every PE. AOS_ERR_NOT_SYMMETRIC if addr is not symmetric, AOS_ERR_BOUNDS
  * if the range runs off the end of its region. Inline, with the heap tested
  * first: it is on the path of every symmetric put, get and atomic. */
 static inline int aos__sym_locate(const void *addr, size_t len, uint64_t *off)
 {
-    const struct aos__runtime *rt = &aos__rt;
-    uintptr_t rel = (uintptr_t)addr - ((uintptr_t)rt->my_base + rt->heap_off);
-    if (rel >= rt->heap_size) /* below the heap wraps around to a huge value */
-        return aos__sym_locate_static(addr, len, off);
-    if (len > rt->heap_size - rel)
-        return AOS_ERR_BOUNDS;
-    *off = rt->heap_off + rel;
-    return AOS_OK;
+    if (aos__heap_locate(addr, len, off))
+        return AOS_OK;
+    uint64_t start;
+    if (aos__heap_locate(addr, 0, &start))
+        return AOS_ERR_BOUNDS; /* starts in the heap, runs off its end */
+    return aos__sym_locate_static(addr, len, off);
 }
 
 /* Where local memory at p lives in my arena, if it does: the symmetric heap

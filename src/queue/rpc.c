@@ -345,10 +345,7 @@ static int run_at_caller(int pe, aos_rpc_id_t id, const void *args, size_t args_
     if (reply_len != NULL)
         *reply_len = n;
     R.stats.fallback++;
-    if (ev != NULL) {
-        aos__event_post(ev);
-        aos__event_complete(ev);
-    }
+    aos__event_done_at_issue(ev);
     return AOS_OK;
 }
 

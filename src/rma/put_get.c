@@ -112,12 +112,8 @@ static inline int sym_fast(int pe, const void *remote, const void *local, size_t
                            uint64_t *off)
 {
     const struct aos__runtime *rt = &aos__rt;
-    uintptr_t rel = (uintptr_t)remote - ((uintptr_t)rt->my_base + rt->heap_off);
-    if (!rt->initialized || (unsigned)pe >= (unsigned)rt->npes || pe == rt->me ||
-        len == 0 || local == NULL || rel >= rt->heap_size || len > rt->heap_size - rel)
-        return 0;
-    *off = rt->heap_off + rel;
-    return 1;
+    return rt->initialized && (unsigned)pe < (unsigned)rt->npes && pe != rt->me && len != 0 &&
+           local != NULL && aos__heap_locate(remote, len, off);
 }
 
 static __attribute__((noinline)) int putmem_checked(int pe, void *dest, const void *src,

@@ -82,15 +82,6 @@ static void flush_wakes(void)
     wake_count = 0;
 }
 
-/* An operation attached to ev (if any) finished as it was issued. */
-static inline void complete_now(aos_event_t *ev)
-{
-    if (ev != NULL) {
-        aos__event_post(ev);
-        aos__event_complete(ev);
-    }
-}
-
 /* The write [off, off+len) to pe is done: wake or mark, count the event. */
 static inline void finish_write(int pe, uint64_t off, uint64_t len, aos_event_t *ev)
 {
@@ -98,7 +89,7 @@ static inline void finish_write(int pe, uint64_t off, uint64_t len, aos_event_t 
         wake_now(pe, off, off + len);
     } else {
         wake_later(pe, off, off + len);
-        complete_now(ev);
+        aos__event_done_at_issue(ev);
     }
 }
 
@@ -141,7 +132,7 @@ static int shm_get(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
 {
     aos__copy(dst, peer_addr(pe, off), len);
     aos__fence_acquire(); /* later gets and reads follow this one (ordered gets) */
-    complete_now(ev);
+    aos__event_done_at_issue(ev);
     return AOS_OK;
 }
 
@@ -160,7 +151,7 @@ static int shm_get_block(void *dst, int pe, uint64_t off, const aos_block_t *b,
 {
     aos__block_copy(dst, b->local_stride, peer_addr(pe, off), b->remote_stride, b);
     aos__fence_acquire();
-    complete_now(ev);
+    aos__event_done_at_issue(ev);
     return AOS_OK;
 }
 
@@ -228,7 +219,7 @@ static int shm_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64
     if (old != NULL)
         *old = v;
     if (op == AOS_AMO_READ) {
-        complete_now(ev);
+        aos__event_done_at_issue(ev);
         return AOS_OK;
     }
     if (ev == NULL) {
