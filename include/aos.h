@@ -88,6 +88,9 @@ int aos_event_create(aos_event_t **ev);
 int aos_event_destroy(aos_event_t *ev);
 /* Blocks until every operation attached to ev has completed. */
 int aos_event_wait(aos_event_t *ev);
+/* As aos_event_wait, but gives up with AOS_ERR_TIMEOUT after timeout_ns
+ * nanoseconds; the operations stay attached and may complete later. */
+int aos_event_wait_timed(aos_event_t *ev, uint64_t timeout_ns);
 /* *done = 1 when every attached operation has completed, else 0. */
 int aos_event_test(aos_event_t *ev, int *done);
 /* Completed operations since creation (monotonic). */
@@ -367,13 +370,20 @@ typedef uint32_t aos_rpc_id_t;
 int aos_rpc_register(const char *name, aos_rpc_handler_t fn, unsigned flags, aos_rpc_id_t *id);
 
 /* Runs handler `id` on `pe` with args and waits for its reply (ev NULL), or
- * returns once the request is queued and completes ev when the reply is in
- * `reply` and its length in *reply_len (both must stay valid until then).
+ * returns at once and completes ev when the reply is in `reply` and its
+ * length in *reply_len (both must stay valid until then; args are copied).
  * Handlers run on the target when it calls aos_progress or any aos call that
  * waits or tests (this one included: a caller serves its own RPCs while it
- * waits, so handlers may call aos themselves, nested RPCs too). A full
- * target queue makes the caller wait for space, serving its own RPCs, or,
- * for AOS_RPC_ANYWHERE handlers on a node peer, run the handler itself. */
+ * waits, so handlers may call aos themselves, nested RPCs too), and, with
+ * AOS_PROGRESS_THREAD=1, on the target's progress thread at any time: such
+ * handlers run concurrently with the target's program and must synchronise
+ * with it (atomics, locks) over shared data.
+ * A full target queue: an AOS_RPC_ANYWHERE handler on a node peer is run by
+ * the caller itself; otherwise a blocking or posted call waits for space,
+ * serving its own RPCs, and a call with an event never waits: it is kept
+ * here and sent by later progress (waits, tests, aos_progress), in order per
+ * target. So a caller facing a target that never progresses can always
+ * test its event or wait with aos_event_wait_timed. */
 int aos_rpc(int pe, aos_rpc_id_t id, const void *args, size_t args_len, void *reply,
             size_t reply_cap, size_t *reply_len, aos_event_t *ev);
 /* A call without reply: returns once queued (or run by the fallback). */

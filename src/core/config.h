@@ -27,6 +27,9 @@
     X(rpc_queue_depth, "AOS_RPC_QUEUE_DEPTH", UINT, "64", 1,                               \
       "RPC requests each PE's queue holds; a caller finding it full waits (serving its "   \
       "own RPCs meanwhile) or runs an AOS_RPC_ANYWHERE handler itself")                    \
+    X(progress_thread, "AOS_PROGRESS_THREAD", BOOL, "0", 0,                                \
+      "run RPC handlers on a progress thread while the program computes (else they run "   \
+      "when the PE waits, tests or calls aos_progress)")                                  \
     X(debug, "AOS_DEBUG", BOOL, "0", 0, "print start-up diagnostics to stderr")
 
 struct aos__config {

@@ -50,6 +50,14 @@ int aos_event_wait(aos_event_t *ev)
     return aos__wait(event_ready, ev, AOS__FOREVER, AOS__WATCH_ALL);
 }
 
+int aos_event_wait_timed(aos_event_t *ev, uint64_t timeout_ns)
+{
+    CHECK_EVENT(ev);
+    if (!aos__rt.initialized)
+        return aos__event_is_complete(ev) ? AOS_OK : AOS_ERR_NOT_INITIALIZED;
+    return aos__wait(event_ready, ev, timeout_ns, AOS__WATCH_ALL);
+}
+
 int aos_event_test(aos_event_t *ev, int *done)
 {
     CHECK_EVENT(ev);

@@ -1,10 +1,15 @@
 #include "core/runtime.h"
 #include "core/wait.h"
 #include "queue/queue.h"
+#include "rpc/rpc.h"
 
 void aos__progress(void)
 {
     aos__rt.tp->progress();
+    if (aos__in_progress_thread) {
+        aos__rpc_serve();
+        return;
+    }
     if (aos__rt.pending_requests != 0)
         aos__queue_progress();
     aos__notify_progress(); /* one load when no notification is waiting */

@@ -10,7 +10,9 @@
 #include "arch/copy.h"
 #include "core/bootstrap.h"
 #include "mem/memory.h"
+#include "core/progress_thread.h"
 #include "queue/queue.h"
+#include "rpc/rpc.h"
 
 struct aos__runtime aos__rt = {.me = -1, .npes = -1, .arena_fd = -1, .boot_fd = -1};
 
@@ -117,15 +119,20 @@ int aos_init(void)
     rc = aos__rpc_start();
     if (rc != AOS_OK)
         goto fail_notify;
+    rc = aos__progress_thread_start();
+    if (rc != AOS_OK)
+        goto fail_rpc;
     /* Nobody touches a peer's memory before every PE has set its up. */
     rc = aos_barrier_all();
     if (rc != AOS_OK)
-        goto fail_rpc;
+        goto fail_thread;
     aos__debug("up: %d PEs, arena %llu MiB reserved, static data %llu KiB, transport %s",
                rt->npes, (unsigned long long)(rt->arena_size >> 20),
                (unsigned long long)(static_len >> 10), rt->tp->name);
     return AOS_OK;
 
+fail_thread:
+    aos__progress_thread_stop();
 fail_rpc:
     aos__rpc_stop();
 fail_notify:
@@ -155,6 +162,7 @@ int aos_finalize(void)
     int brc = aos_barrier_all();
     if (rc == AOS_OK)
         rc = brc;
+    aos__progress_thread_stop();
     aos__rpc_stop();
     aos__notify_stop();
     rt->initialized = 0;

@@ -84,13 +84,15 @@ int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
     uint64_t deadline = timeout_ns == AOS__FOREVER || start + timeout_ns < start
                             ? UINT64_MAX
                             : start + timeout_ns;
-    uint64_t served = aos__rt.handlers_run;
+    /* Relaxed: a hint to keep spinning; another thread may be serving. */
+    uint64_t served = aos__load_relaxed(&aos__rt.handlers_run);
     for (uint64_t i = 0; i < aos__rt.cfg.spin_count; i++) {
         aos__cpu_relax();
         if (poll_ready(ready, ctx))
             return AOS_OK;
-        if (aos__rt.handlers_run != served) { /* serving RPCs: callers are active */
-            served = aos__rt.handlers_run;
+        uint64_t now_served = aos__load_relaxed(&aos__rt.handlers_run);
+        if (now_served != served) { /* serving RPCs: callers are active */
+            served = now_served;
             i = 0;
         }
     }

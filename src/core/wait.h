@@ -35,4 +35,8 @@ void aos__bell_ring(struct aos__bell *bell, uint64_t lo, uint64_t hi, int wake_a
  * by every wait; cheap when idle. */
 void aos__progress(void);
 
+/* 1 on the progress thread, whose progress only serves RPCs: everything
+ * else belongs to the program's threads. */
+extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__in_progress_thread;
+
 #endif

@@ -195,6 +195,12 @@ int aos_queue_destroy(aos_queue_t *q)
     return AOS_OK;
 }
 
+void aos__queue_arena_range(const aos_queue_t *q, uint64_t *lo, uint64_t *hi)
+{
+    *lo = q->seg->arena_off;
+    *hi = q->seg->arena_off + q->seg->size;
+}
+
 int aos_queue_item_size(const aos_queue_t *q, size_t *item_size)
 {
     if (q == NULL || item_size == NULL)

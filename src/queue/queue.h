@@ -60,10 +60,7 @@ int aos__notify_start(void);
 void aos__notify_stop(void);
 void aos__notify_progress(void);
 
-/* RPC (rpc.c): set up and torn down with the runtime; the progress hook
- * runs queued handlers and completes calls whose replies are in. */
-int aos__rpc_start(void);
-void aos__rpc_stop(void);
-void aos__rpc_progress(void);
+/* The arena range [lo, hi) of q's slots and header, for waiters to watch. */
+void aos__queue_arena_range(const aos_queue_t *q, uint64_t *lo, uint64_t *hi);
 
 #endif

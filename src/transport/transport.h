@@ -22,6 +22,10 @@ struct aos__transport {
     /* Creates this PE's arena and exchanges it with the other PEs. */
     int (*start)(struct aos__runtime *rt);
     void (*stop)(struct aos__runtime *rt);
+    /* Per-thread state for a thread other than the one that called start
+     * (the progress thread): set up on it, and torn down on it at its end. */
+    int (*thread_start)(void);
+    void (*thread_stop)(void);
     int (*put)(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev);
     int (*get)(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev);
     int (*put_block)(int pe, uint64_t off, const void *src, const aos_block_t *b,

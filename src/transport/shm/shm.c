@@ -27,13 +27,16 @@
 #include "transport/shm/shm.h"
 
 /* Writes with an event not yet checked for sleepers: per peer, the arena
- * range they covered; wake_list holds the marked peers. */
+ * range they covered; wake_list holds the marked peers. Per thread, since a
+ * progress thread's handlers write too; initial-exec keeps the access one
+ * instruction in the put path (no __tls_get_addr call). */
 struct dirty {
     uint64_t lo, hi; /* lo == hi: clean */
 };
-static struct dirty *dirty;
-static int *wake_list;
-static int wake_count;
+#define AOS__TLS static _Thread_local __attribute__((tls_model("initial-exec")))
+AOS__TLS struct dirty *dirty;
+AOS__TLS int *wake_list;
+AOS__TLS int wake_count;
 
 static inline char *peer_addr(int pe, uint64_t off)
 {
@@ -245,13 +248,35 @@ static int shm_local_ptr(int pe, uint64_t off, void **ptr)
     return AOS_OK;
 }
 
+/* The calling thread's wake lists. */
+static int shm_thread_start(void)
+{
+    dirty = calloc((size_t)aos__rt.npes, sizeof *dirty);
+    wake_list = calloc((size_t)aos__rt.npes, sizeof *wake_list);
+    if (dirty != NULL && wake_list != NULL)
+        return AOS_OK;
+    free(wake_list);
+    free(dirty);
+    wake_list = NULL;
+    dirty = NULL;
+    return AOS_ERR_NO_MEMORY;
+}
+
+static void shm_thread_stop(void)
+{
+    flush_wakes();
+    free(wake_list);
+    free(dirty);
+    wake_list = NULL;
+    dirty = NULL;
+    wake_count = 0;
+}
+
 static int shm_start(struct aos__runtime *rt)
 {
-    int rc = AOS_ERR_NO_MEMORY;
-    dirty = calloc((size_t)rt->npes, sizeof *dirty);
-    wake_list = calloc((size_t)rt->npes, sizeof *wake_list);
-    if (dirty == NULL || wake_list == NULL)
-        goto fail_lists;
+    int rc = shm_thread_start();
+    if (rc != AOS_OK)
+        return rc;
     rc = aos__shm_arena_create(rt);
     if (rc != AOS_OK)
         goto fail_lists;
@@ -281,10 +306,7 @@ fail_fds:
 fail_arena:
     aos__shm_arena_destroy(rt);
 fail_lists:
-    free(wake_list);
-    free(dirty);
-    wake_list = NULL;
-    dirty = NULL;
+    shm_thread_stop();
     return rc;
 }
 
@@ -292,17 +314,15 @@ static void shm_stop(struct aos__runtime *rt)
 {
     flush_wakes();
     aos__shm_arena_destroy(rt);
-    free(wake_list);
-    free(dirty);
-    wake_list = NULL;
-    dirty = NULL;
-    wake_count = 0;
+    shm_thread_stop();
 }
 
 const struct aos__transport aos__transport_shm = {
     .name = "shm",
     .start = shm_start,
     .stop = shm_stop,
+    .thread_start = shm_thread_start,
+    .thread_stop = shm_thread_stop,
     .put = shm_put,
     .get = shm_get,
     .put_block = shm_put_block,

@@ -1,0 +1,10 @@
+/* The optional progress thread that serves RPCs (AOS_PROGRESS_THREAD=1). */
+#ifndef AOS_CORE_PROGRESS_THREAD_H
+#define AOS_CORE_PROGRESS_THREAD_H
+
+/* Starts it when the configuration asks for one (else does nothing). */
+int aos__progress_thread_start(void);
+/* Wakes it, lets it finish the handler it runs, and joins it. */
+void aos__progress_thread_stop(void);
+
+#endif

@@ -1,0 +1,134 @@
+/* Remote procedure calls: the shared layout, the PE's RPC state and the
+ * hooks the core calls.
+ *
+ * Every PE owns, under reserved keys, an RPC queue of small requests and an
+ * RPC area: its handler table (one name hash per id, read by callers to
+ * check that tables agree) and its call records. A caller writes the
+ * arguments into one of its own records and enqueues {caller, id, record}
+ * at the target (call.c). The target, in progress, runs the handler over the
+ * arguments read in place through its mapping of the caller's arena, writes
+ * the reply into the same record and stores the call's sequence number into
+ * the record's `done` word with release, which wakes the caller (serve.c).
+ *
+ * Threads: with AOS_PROGRESS_THREAD=1 a second thread serves RPCs
+ * (core/progress_thread.c). `serve_lock` then makes one thread at a time
+ * dequeue and run handlers (a handler's nested waits serve again on the same
+ * thread); `calls_lock` guards the caller side (records, pending sends,
+ * counters) and the lazily attached peer handles. Without the thread
+ * neither lock is taken. */
+#ifndef AOS_RPC_H
+#define AOS_RPC_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aos.h"
+#include "core/layout.h"
+
+#define AOS__RPC_RECORDS 64
+
+struct aos__rpc_record {
+    uint64_t done;      /* the call's sequence once the target has finished it */
+    int32_t status;     /* AOS_OK or why the target refused the call */
+    uint32_t reply_len;
+    uint64_t pad[AOS__LINE / 8 - 2];
+    char args[AOS_RPC_MAX_INLINE];
+    char reply[AOS_RPC_MAX_INLINE];
+};
+_Static_assert(offsetof(struct aos__rpc_record, args) == AOS__LINE, "arguments start a line");
+_Static_assert(sizeof(struct aos__rpc_record) % AOS__LINE == 0, "records are whole lines");
+
+struct aos__rpc_area {
+    uint64_t count; /* handlers registered */
+    uint64_t pad[AOS__LINE / 8 - 1];
+    uint64_t hash[AOS_RPC_MAX_HANDLERS]; /* 0: none */
+    struct aos__rpc_record rec[AOS__RPC_RECORDS];
+};
+_Static_assert(offsetof(struct aos__rpc_area, rec) % AOS__LINE == 0, "records aligned");
+
+struct aos__rpc_request {
+    uint32_t caller;
+    uint32_t id;
+    uint64_t hash;   /* the caller's hash for id, checked again by the target */
+    uint64_t seq;    /* stored into done */
+    uint32_t record;
+    uint32_t args_len;
+    uint32_t reply_cap;
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct aos__rpc_request) == 40, "an RPC request is 40 bytes");
+
+/* A call of mine whose reply has not been collected. */
+struct aos__rpc_call {
+    uint64_t seq;
+    void *reply;
+    size_t reply_cap;
+    size_t *reply_len;
+    aos_event_t *ev; /* NULL: a blocking call or a posted one */
+    int posted;      /* no reply wanted: the record frees itself when done */
+    int in_flight;
+};
+
+/* A call with an event that could not be queued yet (target full or all
+ * records busy): sent from progress, in order per target. */
+struct aos__rpc_pending {
+    int pe;
+    aos_rpc_id_t id;
+    size_t args_len;
+    void *reply;
+    size_t reply_cap;
+    size_t *reply_len;
+    aos_event_t *ev;
+    struct aos__rpc_pending *next;
+    char args[]; /* a copy: the caller's buffer may be reused at once */
+};
+
+struct aos__rpc_state {
+    aos_queue_t *queue;                 /* my RPC queue */
+    aos_seg_t *area_seg;
+    struct aos__rpc_area *area;         /* my area, mapped */
+    uint64_t queue_lo, queue_hi;        /* my queue's arena range (progress thread watch) */
+    aos_seg_t **peer_areas;             /* attached lazily; calls_lock */
+    aos_queue_t **peer_queues;          /* attached lazily; calls_lock */
+    aos_rpc_handler_t fn[AOS_RPC_MAX_HANDLERS];
+    unsigned flags[AOS_RPC_MAX_HANDLERS];
+
+    /* Caller side (calls_lock). */
+    struct aos__rpc_call calls[AOS__RPC_RECORDS];
+    uint64_t next_seq;
+    size_t events_pending;              /* queued calls with an event */
+    struct aos__rpc_pending *pending_head, *pending_tail;
+    uint32_t *pending_to;               /* per PE: pending sends to it */
+    uint64_t *blocked_pass;             /* per PE: last push pass it refused */
+    uint64_t pass;
+
+    int threaded;                       /* a progress thread exists: take the locks */
+    pthread_mutex_t calls_lock;
+    pthread_mutex_t serve_lock;
+    aos_rpc_stats_t stats;              /* sent/fallback: calls_lock; served: relaxed */
+};
+
+extern struct aos__rpc_state aos__rpc;
+
+/* Set up and torn down with the runtime. */
+int aos__rpc_start(void);
+void aos__rpc_stop(void);
+/* The progress hook: serves queued requests; on the PE's own threads also
+ * sends pending calls and completes calls with events whose replies are in. */
+void aos__rpc_progress(void);
+/* Dequeues and runs requests (serve.c). */
+void aos__rpc_serve(void);
+/* Sends pending calls and collects replies (call.c). */
+void aos__rpc_call_progress(void);
+
+void aos__rpc_lock_calls(void);
+void aos__rpc_unlock_calls(void);
+/* pe's RPC area, attached on first use. */
+int aos__rpc_peer_area(int pe, struct aos__rpc_area **out);
+/* Runs handler id (nesting depth counted per thread); returns the reply
+ * length, at most reply_cap. */
+size_t aos__rpc_run_handler(aos_rpc_id_t id, const aos_rpc_info_t *info, const void *args,
+                            size_t args_len, void *reply, size_t reply_cap);
+
+#endif

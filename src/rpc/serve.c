@@ -1,0 +1,272 @@
+/* RPC set-up, the handler table and the target side: serving requests. */
+#include "rpc/rpc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/atomics.h"
+#include "core/runtime.h"
+#include "core/wait.h"
+#include "mem/memory.h"
+#include "mem/segment.h"
+#include "queue/queue.h"
+
+struct aos__rpc_state aos__rpc;
+#define R aos__rpc
+
+/* Nested handler runs stop here: deep enough for rpc chains through a few
+ * PEs, shallow enough for the stack. */
+#define MAX_DEPTH 16
+
+/* Per thread: how deep in handlers this thread is, and whether it holds the
+ * serve lock (its nested waits then serve without taking it again). */
+static _Thread_local int depth;
+static _Thread_local int serving;
+
+static uint64_t name_hash(const char *name, unsigned flags)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const char *c = name; *c != '\0'; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    h = (h ^ flags) * 1099511628211ull;
+    return h == 0 ? 1 : h;
+}
+
+static void free_state(void)
+{
+    free(R.peer_queues);
+    free(R.peer_areas);
+    free(R.pending_to);
+    free(R.blocked_pass);
+    while (R.pending_head != NULL) {
+        struct aos__rpc_pending *p = R.pending_head;
+        R.pending_head = p->next;
+        free(p);
+    }
+    if (R.threaded) {
+        pthread_mutex_destroy(&R.calls_lock);
+        pthread_mutex_destroy(&R.serve_lock);
+    }
+    memset(&R, 0, sizeof R);
+}
+
+int aos__rpc_start(void)
+{
+    size_t npes = (size_t)aos__rt.npes;
+    R.peer_queues = calloc(npes, sizeof *R.peer_queues);
+    R.peer_areas = calloc(npes, sizeof *R.peer_areas);
+    R.pending_to = calloc(npes, sizeof *R.pending_to);
+    R.blocked_pass = calloc(npes, sizeof *R.blocked_pass);
+    int rc = AOS_ERR_NO_MEMORY;
+    if (R.peer_queues == NULL || R.peer_areas == NULL || R.pending_to == NULL ||
+        R.blocked_pass == NULL)
+        goto fail_arrays;
+    if (aos__rt.cfg.progress_thread) {
+        pthread_mutex_init(&R.calls_lock, NULL);
+        pthread_mutex_init(&R.serve_lock, NULL);
+        R.threaded = 1;
+    }
+    rc = aos__queue_create_reserved(AOS__RPC_QUEUE_KEY, sizeof(struct aos__rpc_request),
+                                    aos__rt.cfg.rpc_queue_depth, &R.queue);
+    if (rc != AOS_OK)
+        goto fail_arrays;
+    rc = aos__seg_create_any(AOS__RPC_AREA_KEY, sizeof(struct aos__rpc_area), AOS_PROTO_RMA,
+                             &R.area_seg);
+    if (rc != AOS_OK)
+        goto fail_queue;
+    void *p;
+    rc = aos__rt.tp->local_ptr(aos__rt.me, R.area_seg->arena_off, &p);
+    if (rc != AOS_OK)
+        goto fail_area;
+    R.area = p;
+    aos__queue_arena_range(R.queue, &R.queue_lo, &R.queue_hi);
+    return AOS_OK;
+
+fail_area:
+    aos_seg_destroy(R.area_seg);
+fail_queue:
+    aos__queue_destroy_reserved(R.queue);
+fail_arrays:
+    free_state();
+    return rc;
+}
+
+void aos__rpc_stop(void)
+{
+    for (int pe = 0; R.peer_queues != NULL && pe < aos__rt.npes; pe++) {
+        if (R.peer_queues[pe] != NULL)
+            aos_queue_detach(R.peer_queues[pe]);
+        if (R.peer_areas[pe] != NULL)
+            aos_seg_detach(R.peer_areas[pe]);
+    }
+    if (R.area_seg != NULL)
+        aos_seg_destroy(R.area_seg);
+    if (R.queue != NULL)
+        aos__queue_destroy_reserved(R.queue);
+    free_state();
+}
+
+void aos__rpc_lock_calls(void)
+{
+    if (R.threaded)
+        pthread_mutex_lock(&R.calls_lock);
+}
+
+void aos__rpc_unlock_calls(void)
+{
+    if (R.threaded)
+        pthread_mutex_unlock(&R.calls_lock);
+}
+
+int aos_rpc_register(const char *name, aos_rpc_handler_t fn, unsigned flags, aos_rpc_id_t *id)
+{
+    AOS__CHECK_INIT();
+    if (name == NULL || fn == NULL || id == NULL)
+        return AOS_ERR_NULL;
+    if ((flags & ~AOS_RPC_ANYWHERE) != 0 || name[0] == '\0')
+        return AOS_ERR_INVALID;
+    aos__rpc_lock_calls(); /* a progress thread may read the table meanwhile */
+    uint64_t n = R.area->count;
+    if (n >= AOS_RPC_MAX_HANDLERS) {
+        aos__rpc_unlock_calls();
+        return AOS_ERR_TOO_MANY;
+    }
+    R.fn[n] = fn;
+    R.flags[n] = flags;
+    /* Relaxed: published with the count's release below. */
+    aos__store_relaxed(&R.area->hash[n], name_hash(name, flags));
+    /* Release: a caller or my serving thread that reads the count (acquire)
+     * sees the hash, the handler and its flags. */
+    aos__store_release(&R.area->count, n + 1);
+    aos__rpc_unlock_calls();
+    *id = (aos_rpc_id_t)n;
+    return AOS_OK;
+}
+
+int aos__rpc_peer_area(int pe, struct aos__rpc_area **out)
+{
+    /* Acquire: pairs with the release below when another thread attached. */
+    aos_seg_t *seg = aos__load_acquire(&R.peer_areas[pe]);
+    if (seg == NULL) {
+        aos__rpc_lock_calls();
+        seg = R.peer_areas[pe];
+        int rc = AOS_OK;
+        if (seg == NULL) {
+            rc = aos__seg_attach_any(pe, AOS__RPC_AREA_KEY, &seg);
+            if (rc == AOS_OK)
+                aos__store_release(&R.peer_areas[pe], seg);
+        }
+        aos__rpc_unlock_calls();
+        if (rc != AOS_OK)
+            return rc;
+    }
+    void *p;
+    int rc = aos__rt.tp->local_ptr(pe, seg->arena_off, &p);
+    if (rc != AOS_OK)
+        return rc == AOS_ERR_NOT_LOCAL ? AOS_ERR_UNSUPPORTED : rc;
+    *out = p;
+    return AOS_OK;
+}
+
+size_t aos__rpc_run_handler(aos_rpc_id_t id, const aos_rpc_info_t *info, const void *args,
+                            size_t args_len, void *reply, size_t reply_cap)
+{
+    depth++;
+    size_t n = R.fn[id](info, args, args_len, reply, reply_cap);
+    depth--;
+    return n < reply_cap ? n : reply_cap;
+}
+
+static void serve_one(const struct aos__rpc_request *q)
+{
+    struct aos__rpc_area *a;
+    if (aos__rpc_peer_area((int)q->caller, &a) != AOS_OK)
+        return; /* the caller's area is gone: it has finalized */
+    struct aos__rpc_record *r = &a->rec[q->record];
+    int32_t status = AOS_OK;
+    uint32_t len = 0;
+    /* Acquire: pairs with aos_rpc_register's release of the count, so the
+     * handler pointer is there (registration may run on another thread). */
+    if (q->id >= aos__load_acquire(&R.area->count) || R.area->hash[q->id] != q->hash) {
+        status = AOS_ERR_RPC_MISMATCH;
+    } else {
+        aos_rpc_info_t info = {.caller = (int)q->caller, .home = aos__rt.me, .at_caller = 0};
+        len = (uint32_t)aos__rpc_run_handler(q->id, &info, r->args, q->args_len, r->reply,
+                                             q->reply_cap);
+        /* Relaxed: one serving thread at a time writes these (the serve lock);
+         * readers only need a recent value. */
+        aos__store_relaxed(&R.stats.served, aos__load_relaxed(&R.stats.served) + 1);
+        aos__store_relaxed(&aos__rt.handlers_run, aos__load_relaxed(&aos__rt.handlers_run) + 1);
+    }
+    r->status = status;
+    r->reply_len = len;
+    uint64_t off = aos__load_relaxed(&R.peer_areas[q->caller])->arena_off +
+                   ((uint64_t)((char *)&r->done - (char *)a));
+    /* Release + wake: the caller sees reply and status before done. */
+    (void)aos__rt.tp->signal_store((int)q->caller, off, q->seq);
+}
+
+void aos__rpc_serve(void)
+{
+    if (depth >= MAX_DEPTH)
+        return;
+    int locked = 0;
+    if (R.threaded && !serving) {
+        if (pthread_mutex_trylock(&R.serve_lock) != 0)
+            return; /* the other thread is serving */
+        locked = serving = 1;
+    }
+    struct aos__rpc_request q;
+    while (aos_try_dequeue(R.queue, &q) == AOS_OK)
+        serve_one(&q);
+    if (locked) {
+        serving = 0;
+        pthread_mutex_unlock(&R.serve_lock);
+    }
+}
+
+void aos__rpc_progress(void)
+{
+    if (R.queue == NULL)
+        return;
+    aos__rpc_serve();
+    if (!aos__in_progress_thread)
+        aos__rpc_call_progress();
+}
+
+int aos_progress(void)
+{
+    AOS__CHECK_INIT();
+    aos__progress();
+    return AOS_OK;
+}
+
+int aos_rpc_localize(const aos_rpc_info_t *info, const void *addr, void **local)
+{
+    AOS__CHECK_INIT();
+    if (info == NULL || local == NULL)
+        return AOS_ERR_NULL;
+    if (info->home == aos__rt.me) {
+        uint64_t off;
+        int rc = aos__sym_locate(addr, 0, &off);
+        if (rc != AOS_OK)
+            return rc;
+        *local = (void *)addr;
+        return AOS_OK;
+    }
+    return aos_sym_ptr(addr, info->home, local);
+}
+
+int aos_rpc_stats(aos_rpc_stats_t *stats)
+{
+    AOS__CHECK_INIT();
+    if (stats == NULL)
+        return AOS_ERR_NULL;
+    aos__rpc_lock_calls();
+    aos_rpc_stats_t s = {.sent = R.stats.sent,
+                         .fallback = R.stats.fallback,
+                         .served = aos__load_relaxed(&R.stats.served)};
+    aos__rpc_unlock_calls();
+    *stats = s;
+    return AOS_OK;
+}
