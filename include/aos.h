@@ -114,7 +114,7 @@ typedef struct aos_seg aos_seg_t;
 /* Creates a zero-filled segment of `size` bytes owned by me under `key`
  * (unique among my live segments). Keys from AOS_KEY_RESERVED_FROM up are
  * aos's own (AOS_ERR_INVALID). */
-#define AOS_KEY_RESERVED_FROM (UINT64_MAX - 15)
+#define AOS_KEY_RESERVED_FROM 0xffff000000000000ull
 int aos_seg_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg);
 /* Publishes `size` bytes of my existing memory at `buf`. The buffer keeps its
  * address and contents; it must stay allocated until aos_seg_destroy. The
@@ -402,6 +402,78 @@ typedef struct aos_rpc_stats {
     uint64_t served;    /* handlers this PE ran for callers */
 } aos_rpc_stats_t;
 int aos_rpc_stats(aos_rpc_stats_t *stats);
+
+/* ---- IPC objects: mailboxes, portals, syncs ------------------------------------ */
+
+/* For code written in message-passing style, built on queues, one-sided puts
+ * with completion words and atomics. Each object lives at its owner and is
+ * named by (owner PE, port); each kind has its own ports (any uint32_t).
+ * Opening before the owner has created the object gives AOS_ERR_NO_KEY:
+ * create, then synchronise (a barrier), then open. */
+
+/* Mailbox: messages of a fixed size (1-256 bytes) from any PE to the owner,
+ * in order per writer; `capacity` messages may wait, then writers are pushed
+ * back. */
+typedef struct aos_mbox aos_mbox_t;
+int aos_mbox_create(uint32_t port, size_t msg_size, size_t capacity, aos_mbox_t **mb);
+int aos_mbox_open(int owner, uint32_t port, aos_mbox_t **mb);
+/* The owner's close destroys the mailbox; a writer's closes its handle.
+ * AOS_ERR_AGAIN while an operation with an event on the handle is pending. */
+int aos_mbox_close(aos_mbox_t *mb);
+int aos_mbox_msg_size(const aos_mbox_t *mb, size_t *msg_size);
+/* Without an event: returns once the message is in the mailbox, waiting
+ * while it is full. With one: returns at once (the message is copied) and
+ * completes ev when the message is in; writes with events on one handle
+ * arrive in the order made. */
+int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev);
+/* AOS_ERR_AGAIN when full (or when earlier writes with events still wait). */
+int aos_mbox_try_write(aos_mbox_t *mb, const void *msg);
+/* Owner only: the oldest message; with an event, msg is filled and ev
+ * completed when one arrives (reads with events complete in order). */
+int aos_mbox_read(aos_mbox_t *mb, void *msg, aos_event_t *ev);
+int aos_mbox_try_read(aos_mbox_t *mb, void *msg);
+
+/* Portal: the receiver allows one sender one write of up to `cap` bytes,
+ * which goes straight from the sender's buffer into the receiver's (one
+ * copy, no intermediate buffer). The receiver's buffer must be memory other
+ * PEs reach: symmetric memory, a segment of its own (aos_seg_ptr) or a
+ * buffer published with aos_seg_create_from (else AOS_ERR_NOT_SYMMETRIC). */
+typedef struct aos_portal aos_portal_t;
+int aos_portal_create(uint32_t port, aos_portal_t **p);
+int aos_portal_open(int receiver, uint32_t port, aos_portal_t **p);
+/* AOS_ERR_AGAIN while a read or a write with an event is outstanding on it.
+ * A writer waiting on a portal its receiver closes gets AOS_ERR_DESTROYED. */
+int aos_portal_close(aos_portal_t *p);
+/* Receiver: grants `sender` the write and, without an event, waits for it;
+ * *len = the sender's length. A sender with more than cap bytes writes
+ * nothing: the read then returns AOS_ERR_SIZE with *len set to that length,
+ * so the receiver can grant again with room. With an event, returns at once
+ * and *len is set when ev completes (> cap: nothing was written). One read
+ * at a time per portal (AOS_ERR_AGAIN). */
+int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *len,
+                    aos_event_t *ev);
+/* Sender: waits for the receiver's permission, then writes. AOS_ERR_SIZE
+ * when len exceeds what it allows (nothing written; the receiver learns the
+ * length). With an event: returns at once, src must stay unchanged until ev
+ * completes, and writes on one handle happen in the order made. */
+int aos_portal_write(aos_portal_t *p, const void *src, size_t len, aos_event_t *ev);
+
+/* Sync: signals over a set of PEs with a root. A member's signal is
+ * all-to-one (it arrives at the root, posted, without waiting); the root's
+ * is one-to-all (it releases every member). The root's k-th wait returns
+ * once every other member has signalled k times; a member's k-th wait once
+ * the root has signalled k times. A barrier over the set is: members signal
+ * then wait, the root waits then signals. Creation is collective over the
+ * set: the members call it with the same port, list and root (the root and
+ * the caller in the list); a first signal waits until its peers have
+ * created theirs. Destroy once nobody will signal it again. */
+typedef struct aos_sync aos_sync_t;
+int aos_sync_create(uint32_t port, const int *pes, int n, int root, aos_sync_t **s);
+int aos_sync_signal(aos_sync_t *s);
+int aos_sync_wait(aos_sync_t *s);
+/* *done = 1 and the wait counted when the next wait would return now. */
+int aos_sync_test(aos_sync_t *s, int *done);
+int aos_sync_destroy(aos_sync_t *s);
 
 /* ---- waiting on local memory ------------------------------------------------ */
 

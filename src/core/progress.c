@@ -1,5 +1,6 @@
 #include "core/runtime.h"
 #include "core/wait.h"
+#include "ipc/ipc.h"
 #include "queue/queue.h"
 #include "rpc/rpc.h"
 
@@ -14,4 +15,6 @@ void aos__progress(void)
         aos__queue_progress();
     aos__notify_progress(); /* one load when no notification is waiting */
     aos__rpc_progress();    /* likewise when no request is waiting */
+    if (aos__ipc_ops != NULL)
+        aos__ipc_progress();
 }

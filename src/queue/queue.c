@@ -181,18 +181,25 @@ void aos__queue_destroy_reserved(aos_queue_t *q)
     free(q);
 }
 
-int aos_queue_destroy(aos_queue_t *q)
+int aos__queue_destroy_checked(aos_queue_t *q)
 {
     int rc = check_queue(q);
     if (rc != AOS_OK)
         return rc;
-    if (!q->is_owner || aos__key_reserved(q->seg->key))
+    if (!q->is_owner)
         return AOS_ERR_INVALID;
     for (struct pending *p = pending_head; p != NULL; p = p->next)
         if (p->q == q)
             return AOS_ERR_AGAIN; /* an asynchronous dequeue still waits on it */
     aos__queue_destroy_reserved(q);
     return AOS_OK;
+}
+
+int aos_queue_destroy(aos_queue_t *q)
+{
+    if (q != NULL && q->magic == AOS__QUEUE_HANDLE_MAGIC && aos__key_reserved(q->seg->key))
+        return AOS_ERR_INVALID;
+    return aos__queue_destroy_checked(q);
 }
 
 void aos__queue_arena_range(const aos_queue_t *q, uint64_t *lo, uint64_t *hi)

@@ -53,6 +53,9 @@ int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
                                aos_queue_t **q);
 int aos__queue_attach_reserved(int owner, uint64_t key, aos_queue_t **q);
 void aos__queue_destroy_reserved(aos_queue_t *q);
+/* aos_queue_destroy without the reserved-key check: owner only, no
+ * asynchronous dequeue pending (AOS_ERR_AGAIN). */
+int aos__queue_destroy_checked(aos_queue_t *q);
 
 /* Notified access (notify.c): set up and torn down with the runtime; the
  * progress hook drains my notification queue into requests. */

@@ -1,0 +1,185 @@
+/* Mailboxes: fixed-size messages from any PE to the owner, over a remote
+ * queue under the key (mailbox, port). A write with an event that finds the
+ * mailbox full keeps a copy of the message and is retried by progress, in
+ * order per handle. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/event.h"
+#include "core/runtime.h"
+#include "ipc/ipc.h"
+#include "queue/queue.h"
+
+#define MBOX_MAGIC 0x6d626f78u
+
+struct aos_mbox {
+    uint32_t magic;
+    int is_owner;
+    aos_queue_t *q;
+    size_t msg_size;
+    uint64_t order;   /* pending writes go in order */
+    uint32_t pending; /* writes with an event not yet in the mailbox */
+};
+
+struct pending_write {
+    struct aos__ipc_op op;
+    aos_mbox_t *mb;
+    aos_event_t *ev;
+    char msg[];
+};
+
+static int check_mbox(const aos_mbox_t *mb)
+{
+    if (mb == NULL)
+        return AOS_ERR_NULL;
+    if (mb->magic != MBOX_MAGIC)
+        return AOS_ERR_INVALID;
+    AOS__CHECK_INIT();
+    return AOS_OK;
+}
+
+static int new_handle(aos_queue_t *q, int is_owner, aos_mbox_t **out)
+{
+    aos_mbox_t *mb = calloc(1, sizeof *mb);
+    if (mb == NULL)
+        return AOS_ERR_NO_MEMORY;
+    *mb = (aos_mbox_t){.magic = MBOX_MAGIC, .is_owner = is_owner, .q = q};
+    (void)aos_queue_item_size(q, &mb->msg_size);
+    *out = mb;
+    return AOS_OK;
+}
+
+int aos_mbox_create(uint32_t port, size_t msg_size, size_t capacity, aos_mbox_t **mb)
+{
+    AOS__CHECK_INIT();
+    if (mb == NULL)
+        return AOS_ERR_NULL;
+    aos_queue_t *q;
+    int rc = aos__queue_create_reserved(aos__ipc_key(AOS__IPC_MBOX, port), msg_size, capacity,
+                                        &q);
+    if (rc != AOS_OK)
+        return rc;
+    rc = new_handle(q, 1, mb);
+    if (rc != AOS_OK)
+        aos__queue_destroy_reserved(q);
+    return rc;
+}
+
+int aos_mbox_open(int owner, uint32_t port, aos_mbox_t **mb)
+{
+    AOS__CHECK_INIT();
+    AOS__CHECK_PE(owner);
+    if (mb == NULL)
+        return AOS_ERR_NULL;
+    aos_queue_t *q;
+    int rc = aos__queue_attach_reserved(owner, aos__ipc_key(AOS__IPC_MBOX, port), &q);
+    if (rc != AOS_OK)
+        return rc;
+    rc = new_handle(q, 0, mb);
+    if (rc != AOS_OK)
+        aos_queue_detach(q);
+    return rc;
+}
+
+int aos_mbox_close(aos_mbox_t *mb)
+{
+    int rc = check_mbox(mb);
+    if (rc != AOS_OK)
+        return rc;
+    if (mb->pending != 0)
+        return AOS_ERR_AGAIN;
+    if (mb->is_owner) {
+        /* aos_queue_destroy refuses reserved keys; check its pending reads. */
+        rc = aos__queue_destroy_checked(mb->q);
+        if (rc != AOS_OK)
+            return rc;
+    } else {
+        rc = aos_queue_detach(mb->q);
+    }
+    mb->magic = 0;
+    free(mb);
+    return rc;
+}
+
+int aos_mbox_msg_size(const aos_mbox_t *mb, size_t *msg_size)
+{
+    int rc = check_mbox(mb);
+    if (rc != AOS_OK)
+        return rc;
+    if (msg_size == NULL)
+        return AOS_ERR_NULL;
+    *msg_size = mb->msg_size;
+    return AOS_OK;
+}
+
+static int write_ready(struct aos__ipc_op *op)
+{
+    struct pending_write *w = (struct pending_write *)op;
+    int rc = aos_try_enqueue(w->mb->q, w->msg);
+    if (rc == AOS_ERR_AGAIN)
+        return 0;
+    aos__event_complete(w->ev); /* any other status: the owner destroyed it */
+    return 1;
+}
+
+int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev)
+{
+    int rc = check_mbox(mb);
+    if (rc != AOS_OK)
+        return rc;
+    if (msg == NULL)
+        return AOS_ERR_NULL;
+    if (ev == NULL)
+        return aos_enqueue(mb->q, msg);
+    if (ev->magic != AOS__EVENT_MAGIC)
+        return AOS_ERR_INVALID;
+    if (mb->pending == 0) {
+        rc = aos_try_enqueue(mb->q, msg);
+        if (rc != AOS_ERR_AGAIN) {
+            if (rc == AOS_OK)
+                aos__event_done_at_issue(ev);
+            return rc;
+        }
+    }
+    struct pending_write *w = malloc(sizeof *w + mb->msg_size);
+    if (w == NULL)
+        return AOS_ERR_NO_MEMORY;
+    *w = (struct pending_write){
+        .op = {.poll = write_ready, .order = &mb->order, .pending = &mb->pending},
+        .mb = mb,
+        .ev = ev};
+    memcpy(w->msg, msg, mb->msg_size);
+    aos__event_post(ev);
+    aos__ipc_op_add(&w->op);
+    return AOS_OK;
+}
+
+int aos_mbox_try_write(aos_mbox_t *mb, const void *msg)
+{
+    int rc = check_mbox(mb);
+    if (rc != AOS_OK)
+        return rc;
+    if (mb->pending != 0)
+        return AOS_ERR_AGAIN; /* earlier writes go first */
+    return aos_try_enqueue(mb->q, msg);
+}
+
+int aos_mbox_read(aos_mbox_t *mb, void *msg, aos_event_t *ev)
+{
+    int rc = check_mbox(mb);
+    if (rc != AOS_OK)
+        return rc;
+    if (!mb->is_owner)
+        return AOS_ERR_INVALID;
+    return ev == NULL ? aos_dequeue(mb->q, msg) : aos_dequeue_async(mb->q, msg, ev);
+}
+
+int aos_mbox_try_read(aos_mbox_t *mb, void *msg)
+{
+    int rc = check_mbox(mb);
+    if (rc != AOS_OK)
+        return rc;
+    if (!mb->is_owner)
+        return AOS_ERR_INVALID;
+    return aos_try_dequeue(mb->q, msg);
+}

@@ -1,0 +1,326 @@
+/* Portals: the receiver allows one sender one write straight into the
+ * receiver's buffer (zero-copy: the data moves once, sender to final place).
+ *
+ * The receiver's portal is a small segment under the key (portal, port):
+ * line 0 is the permission it grants, line 1 the sender's answer.
+ *   receiver: sender, buf_off, cap; then grant = g (release); ring the sender
+ *   sender:   waits for grant > the last it used, naming it (acquire, and the
+ *             fields re-checked against grant: a later permission may be
+ *             being written); puts min-checked data at buf_off; len; then
+ *             done = g (release + wake)
+ *   receiver: done == g (acquire): the data and len are there.
+ * Only the named sender acts on a permission, and the receiver grants the
+ * next one only after done, so a permission's fields are stable while it is
+ * the current one. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/atomics.h"
+#include "core/event.h"
+#include "core/runtime.h"
+#include "core/wait.h"
+#include "ipc/ipc.h"
+#include "mem/memory.h"
+#include "mem/segment.h"
+
+#define PORTAL_MAGIC 0x706f7274u
+
+struct portal_ctl {
+    uint64_t grant;   /* receiver: sequence of its latest permission (0: none) */
+    uint64_t sender;  /* the PE it allows */
+    uint64_t buf_off; /* where, in the receiver's arena */
+    uint64_t cap;     /* at most this many bytes */
+    uint64_t pad0[AOS__LINE / 8 - 4];
+    uint64_t done;    /* sender: the permission it has answered */
+    uint64_t len;     /* sender: the bytes it had (written when <= cap) */
+    uint64_t pad1[AOS__LINE / 8 - 2];
+};
+_Static_assert(sizeof(struct portal_ctl) == 2 * AOS__LINE, "permission and answer lines");
+_Static_assert(offsetof(struct portal_ctl, done) == AOS__LINE, "answer on its own line");
+
+struct aos_portal {
+    uint32_t magic;
+    int is_receiver;
+    int receiver;
+    aos_seg_t *seg;
+    struct portal_ctl *ctl; /* mapped */
+    uint64_t ctl_off;       /* arena offset of ctl at the receiver */
+    uint64_t seq;           /* receiver: permissions granted; sender: last one used */
+    int reading;            /* receiver: a read is outstanding */
+    uint64_t order;
+    uint32_t pending;
+};
+
+static int check_portal(const aos_portal_t *p)
+{
+    if (p == NULL)
+        return AOS_ERR_NULL;
+    if (p->magic != PORTAL_MAGIC)
+        return AOS_ERR_INVALID;
+    AOS__CHECK_INIT();
+    uint64_t off; /* the segment's checks: destroyed by the receiver */
+    return aos__seg_access(p->seg, 0, 0, 0, &off);
+}
+
+static int new_handle(aos_seg_t *seg, int is_receiver, aos_portal_t **out)
+{
+    void *ctl;
+    int rc = aos__rt.tp->local_ptr(seg->owner, seg->arena_off, &ctl);
+    if (rc != AOS_OK)
+        return rc == AOS_ERR_NOT_LOCAL ? AOS_ERR_UNSUPPORTED : rc;
+    aos_portal_t *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return AOS_ERR_NO_MEMORY;
+    *p = (aos_portal_t){.magic = PORTAL_MAGIC,
+                        .is_receiver = is_receiver,
+                        .receiver = seg->owner,
+                        .seg = seg,
+                        .ctl = ctl,
+                        .ctl_off = seg->arena_off};
+    /* A sender starts after the permissions already answered. Acquire:
+     * pairs with the sender's release of done. */
+    if (!is_receiver)
+        p->seq = aos__load_acquire(&p->ctl->done);
+    *out = p;
+    return AOS_OK;
+}
+
+int aos_portal_create(uint32_t port, aos_portal_t **p)
+{
+    AOS__CHECK_INIT();
+    if (p == NULL)
+        return AOS_ERR_NULL;
+    aos_seg_t *seg;
+    int rc = aos__seg_create_any(aos__ipc_key(AOS__IPC_PORTAL, port), sizeof(struct portal_ctl),
+                                 AOS_PROTO_RMA, &seg);
+    if (rc != AOS_OK)
+        return rc;
+    rc = new_handle(seg, 1, p);
+    if (rc != AOS_OK)
+        aos_seg_destroy(seg);
+    return rc;
+}
+
+int aos_portal_open(int receiver, uint32_t port, aos_portal_t **p)
+{
+    AOS__CHECK_INIT();
+    AOS__CHECK_PE(receiver);
+    if (p == NULL)
+        return AOS_ERR_NULL;
+    aos_seg_t *seg;
+    int rc = aos__seg_attach_any(receiver, aos__ipc_key(AOS__IPC_PORTAL, port), &seg);
+    if (rc != AOS_OK)
+        return rc;
+    rc = new_handle(seg, 0, p);
+    if (rc != AOS_OK)
+        aos_seg_detach(seg);
+    return rc;
+}
+
+int aos_portal_close(aos_portal_t *p)
+{
+    if (p == NULL)
+        return AOS_ERR_NULL;
+    if (p->magic != PORTAL_MAGIC)
+        return AOS_ERR_INVALID;
+    AOS__CHECK_INIT();
+    if (p->pending != 0 || p->reading)
+        return AOS_ERR_AGAIN;
+    int rc = p->is_receiver ? aos_seg_destroy(p->seg) : aos_seg_detach(p->seg);
+    p->magic = 0;
+    free(p);
+    return rc;
+}
+
+/* ---- receiver ------------------------------------------------------------------ */
+
+struct read_op {
+    struct aos__ipc_op op;
+    aos_portal_t *p;
+    size_t *len;
+    aos_event_t *ev;
+};
+
+static int answered(const void *ctx)
+{
+    const aos_portal_t *p = ctx;
+    /* Acquire: pairs with the sender's release of done; data and len first. */
+    return aos__load_acquire(&p->ctl->done) == p->seq;
+}
+
+static void take_answer(aos_portal_t *p, size_t *len)
+{
+    *len = (size_t)aos__load_relaxed(&p->ctl->len); /* ordered by answered()'s acquire */
+    p->reading = 0;
+}
+
+static int read_ready(struct aos__ipc_op *op)
+{
+    struct read_op *r = (struct read_op *)op;
+    if (!answered(r->p))
+        return 0;
+    take_answer(r->p, r->len);
+    aos__event_complete(r->ev);
+    return 1;
+}
+
+int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *len,
+                    aos_event_t *ev)
+{
+    int rc = check_portal(p);
+    if (rc != AOS_OK)
+        return rc;
+    if (!p->is_receiver)
+        return AOS_ERR_INVALID;
+    AOS__CHECK_PE(sender);
+    if (len == NULL || (buf == NULL && cap != 0))
+        return AOS_ERR_NULL;
+    if (ev != NULL && ev->magic != AOS__EVENT_MAGIC)
+        return AOS_ERR_INVALID;
+    if (p->reading)
+        return AOS_ERR_AGAIN; /* one permission at a time */
+    uint64_t lo = 0, last = 0;
+    if (cap != 0 && (!aos__local_arena_off(buf, &lo) ||
+                     !aos__local_arena_off((char *)buf + cap - 1, &last) || last - lo != cap - 1))
+        return AOS_ERR_NOT_SYMMETRIC; /* no other PE can reach that memory */
+    struct read_op *r = NULL;
+    if (ev != NULL) {
+        r = malloc(sizeof *r);
+        if (r == NULL)
+            return AOS_ERR_NO_MEMORY;
+    }
+    /* Relaxed: published by the release of grant. */
+    aos__store_relaxed(&p->ctl->sender, (uint64_t)sender);
+    aos__store_relaxed(&p->ctl->buf_off, lo);
+    aos__store_relaxed(&p->ctl->cap, (uint64_t)cap);
+    aos__store_release(&p->ctl->grant, ++p->seq); /* pairs with the sender's acquire */
+    p->reading = 1;
+    /* The sender may sleep waiting for this: a full barrier, then its bell. */
+    aos__fence_seq_cst();
+    aos__bell_ring(&aos__rt.peers[sender].header->bell, 0, UINT64_MAX, 1);
+    if (ev == NULL) {
+        struct aos__watch w = {p->ctl_off + AOS__LINE, p->ctl_off + 2 * AOS__LINE};
+        rc = aos__wait(answered, p, AOS__FOREVER, w);
+        if (rc != AOS_OK)
+            return rc;
+        size_t n;
+        take_answer(p, &n);
+        *len = n;
+        return n > cap ? AOS_ERR_SIZE : AOS_OK;
+    }
+    *r = (struct read_op){.op = {.poll = read_ready, .order = NULL, .pending = &p->pending},
+                          .p = p,
+                          .len = len,
+                          .ev = ev};
+    aos__event_post(ev);
+    aos__ipc_op_add(&r->op);
+    return AOS_OK;
+}
+
+/* ---- sender -------------------------------------------------------------------- */
+
+struct permission {
+    uint64_t seq, buf_off, cap;
+};
+
+/* The current permission if it is new and mine. */
+static int permitted(const aos_portal_t *p, struct permission *out)
+{
+    struct portal_ctl *c = p->ctl;
+    uint64_t g = aos__load_acquire(&c->grant); /* pairs with the receiver's release */
+    if (g == p->seq || aos__load_relaxed(&c->sender) != (uint64_t)aos__rt.me)
+        return 0;
+    struct permission m = {g, aos__load_relaxed(&c->buf_off), aos__load_relaxed(&c->cap)};
+    aos__fence_acquire(); /* the fields above are read before grant is read again */
+    if (aos__load_relaxed(&c->grant) != g)
+        return 0; /* a later permission is being written: look again */
+    *out = m;
+    return 1;
+}
+
+/* Also ready when the receiver has closed the portal: the writer then
+ * returns AOS_ERR_DESTROYED instead of waiting for ever. */
+static int permitted_ready(const void *ctx)
+{
+    struct permission m;
+    return permitted(ctx, &m) || check_portal(ctx) != AOS_OK;
+}
+
+/* Writes under permission m; AOS_ERR_SIZE (nothing written, the receiver
+ * told the length) when len is over the permission's capacity. */
+static int transfer(aos_portal_t *p, const struct permission *m, const void *src, size_t len)
+{
+    int rc = AOS_OK;
+    if (len > m->cap)
+        rc = AOS_ERR_SIZE;
+    else if (len != 0)
+        rc = aos__rt.tp->put(p->receiver, m->buf_off, src, len, NULL);
+    if (rc != AOS_OK && rc != AOS_ERR_SIZE)
+        return rc;
+    aos__store_relaxed(&p->ctl->len, (uint64_t)len); /* published by done's release */
+    p->seq = m->seq;
+    int src_rc = aos__rt.tp->signal_store(p->receiver, p->ctl_off + AOS__LINE, m->seq);
+    return src_rc != AOS_OK ? src_rc : rc;
+}
+
+struct write_op {
+    struct aos__ipc_op op;
+    aos_portal_t *p;
+    const void *src;
+    size_t len;
+    aos_event_t *ev;
+};
+
+static int write_ready(struct aos__ipc_op *op)
+{
+    struct write_op *w = (struct write_op *)op;
+    struct permission m;
+    if (check_portal(w->p) != AOS_OK) { /* closed by the receiver: nothing to do */
+        aos__event_complete(w->ev);
+        return 1;
+    }
+    if (!permitted(w->p, &m))
+        return 0;
+    (void)transfer(w->p, &m, w->src, w->len); /* too long: the receiver sees the length */
+    aos__event_complete(w->ev);
+    return 1;
+}
+
+int aos_portal_write(aos_portal_t *p, const void *src, size_t len, aos_event_t *ev)
+{
+    int rc = check_portal(p);
+    if (rc != AOS_OK)
+        return rc;
+    if (p->is_receiver)
+        return AOS_ERR_INVALID;
+    if (src == NULL && len != 0)
+        return AOS_ERR_NULL;
+    if (ev != NULL && ev->magic != AOS__EVENT_MAGIC)
+        return AOS_ERR_INVALID;
+    struct permission m;
+    if (ev == NULL) {
+        rc = aos__wait(permitted_ready, p, AOS__FOREVER, AOS__WATCH_ALL);
+        if (rc != AOS_OK)
+            return rc;
+        if (!permitted(p, &m))
+            return check_portal(p); /* closed meanwhile */
+        return transfer(p, &m, src, len);
+    }
+    if (p->pending == 0 && permitted(p, &m)) {
+        rc = transfer(p, &m, src, len);
+        if (rc == AOS_OK || rc == AOS_ERR_SIZE)
+            aos__event_done_at_issue(ev);
+        return rc;
+    }
+    struct write_op *w = malloc(sizeof *w);
+    if (w == NULL)
+        return AOS_ERR_NO_MEMORY;
+    *w = (struct write_op){.op = {.poll = write_ready, .order = &p->order, .pending = &p->pending},
+                           .p = p,
+                           .src = src,
+                           .len = len,
+                           .ev = ev};
+    aos__event_post(ev);
+    aos__ipc_op_add(&w->op);
+    return AOS_OK;
+}
