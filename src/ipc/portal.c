@@ -3,15 +3,15 @@
  *
  * The receiver's portal is a small segment under the key (portal, port):
  * line 0 is the permission it grants, line 1 the sender's answer.
- *   receiver: sender, buf_off, cap; then grant = g (release); ring the sender
- *   sender:   waits for grant > the last it used, naming it (acquire, and the
- *             fields re-checked against grant: a later permission may be
- *             being written); puts min-checked data at buf_off; len; then
- *             done = g (release + wake)
+ *   receiver: buf_off, cap; then grant = (g, sender) in one word (release);
+ *             ring the sender
+ *   sender:   waits for a grant naming it with g past the last it used
+ *             (acquire: buf_off and cap are g's); puts the data at buf_off;
+ *             len; then done = g (release + wake)
  *   receiver: done == g (acquire): the data and len are there.
- * Only the named sender acts on a permission, and the receiver grants the
- * next one only after done, so a permission's fields are stable while it is
- * the current one. */
+ * The receiver writes the next permission's fields only after done == g,
+ * and the sender named in a grant word is the one that word was written
+ * for, so a sender never acts on another's permission or mixed fields. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,12 +25,16 @@
 
 #define PORTAL_MAGIC 0x706f7274u
 
+/* A grant word: the permission's sequence number and the PE it allows. */
+#define SENDER_BITS 24
+#define GRANT(seq, sender) ((seq) << SENDER_BITS | (uint64_t)(sender))
+_Static_assert(SENDER_BITS >= 24, "PE numbers up to 2^24");
+
 struct portal_ctl {
-    uint64_t grant;   /* receiver: sequence of its latest permission (0: none) */
-    uint64_t sender;  /* the PE it allows */
+    uint64_t grant;   /* receiver: GRANT(sequence, sender) of its latest (0: none) */
     uint64_t buf_off; /* where, in the receiver's arena */
     uint64_t cap;     /* at most this many bytes */
-    uint64_t pad0[AOS__LINE / 8 - 4];
+    uint64_t pad0[AOS__LINE / 8 - 3];
     uint64_t done;    /* sender: the permission it has answered */
     uint64_t len;     /* sender: the bytes it had (written when <= cap) */
     uint64_t pad1[AOS__LINE / 8 - 2];
@@ -190,10 +194,10 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
             return AOS_ERR_NO_MEMORY;
     }
     /* Relaxed: published by the release of grant. */
-    aos__store_relaxed(&p->ctl->sender, (uint64_t)sender);
     aos__store_relaxed(&p->ctl->buf_off, lo);
     aos__store_relaxed(&p->ctl->cap, (uint64_t)cap);
-    aos__store_release(&p->ctl->grant, ++p->seq); /* pairs with the sender's acquire */
+    /* Release: pairs with the sender's acquire in permitted(). */
+    aos__store_release(&p->ctl->grant, GRANT(++p->seq, sender));
     p->reading = 1;
     /* The sender may sleep waiting for this: a full barrier, then its bell. */
     aos__fence_seq_cst();
@@ -227,14 +231,13 @@ struct permission {
 static int permitted(const aos_portal_t *p, struct permission *out)
 {
     struct portal_ctl *c = p->ctl;
-    uint64_t g = aos__load_acquire(&c->grant); /* pairs with the receiver's release */
-    if (g == p->seq || aos__load_relaxed(&c->sender) != (uint64_t)aos__rt.me)
+    uint64_t word = aos__load_acquire(&c->grant); /* pairs with the receiver's release */
+    uint64_t g = word >> SENDER_BITS;
+    if (g == p->seq || (word & ((1u << SENDER_BITS) - 1)) != (uint64_t)aos__rt.me)
         return 0;
-    struct permission m = {g, aos__load_relaxed(&c->buf_off), aos__load_relaxed(&c->cap)};
-    aos__fence_acquire(); /* the fields above are read before grant is read again */
-    if (aos__load_relaxed(&c->grant) != g)
-        return 0; /* a later permission is being written: look again */
-    *out = m;
+    /* Relaxed: written before the grant word we acquired, and not again
+     * until we answer. */
+    *out = (struct permission){g, aos__load_relaxed(&c->buf_off), aos__load_relaxed(&c->cap)};
     return 1;
 }
 
