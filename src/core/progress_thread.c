@@ -1,9 +1,10 @@
 /* The optional progress thread (AOS_PROGRESS_THREAD=1). It runs RPC handlers
- * while the program's threads compute: it waits on the PE's bell watching the
- * RPC queue, and every poll of that wait serves queued requests through the
- * same path as any other waiter (rpc/serve.c), so it spins briefly after a
- * request and sleeps when none come. Everything else (events, asynchronous
- * dequeues, notifications) stays with the program's threads. */
+ * while the program's threads compute: it waits on the RPC queue's own bell
+ * (which callers ring instead of the PE's), and every poll of that wait
+ * serves queued requests through the same path as any other waiter
+ * (rpc/serve.c), so it spins briefly after a request and sleeps when none
+ * come. Everything else (events, asynchronous dequeues, notifications, IPC)
+ * stays with the program's threads. */
 #include "core/progress_thread.h"
 
 #include <pthread.h>
@@ -23,10 +24,13 @@ static struct {
     int ready; /* 0 starting, 1 serving, <0 the status it failed with */
 } P;
 
-static int stop_requested(const void *ctx)
+/* Ends one wait once it has served something (or on stop), so that the next
+ * wait starts with a fresh spin phase: a wait that has fallen asleep stays in
+ * its sleep loop, and every later request would need a kernel wake. */
+static int served_or_stop(const void *ctx)
 {
-    (void)ctx;
-    return aos__load_acquire(&P.stop); /* pairs with the release in ..._stop */
+    return *(const uint64_t *)ctx != aos__handlers_run_here ||
+           aos__load_acquire(&P.stop); /* pairs with the release in ..._stop */
 }
 
 static void *loop(void *arg)
@@ -38,8 +42,11 @@ static void *loop(void *arg)
     aos__store_release(&P.ready, rc == AOS_OK ? 1 : rc);
     if (rc != AOS_OK)
         return NULL;
-    struct aos__watch w = {aos__rpc.queue_lo, aos__rpc.queue_hi};
-    (void)aos__wait(stop_requested, NULL, AOS__FOREVER, w);
+    while (!aos__load_acquire(&P.stop)) { /* pairs with the release in ..._stop */
+        uint64_t served = aos__handlers_run_here;
+        (void)aos__wait_bell(aos__rpc.thread_bell, served_or_stop, &served, AOS__FOREVER,
+                             AOS__WATCH_ALL);
+    }
     aos__rt.tp->thread_stop();
     return NULL;
 }
@@ -69,7 +76,7 @@ void aos__progress_thread_stop(void)
         return;
     aos__store_release(&P.stop, 1); /* pairs with stop_requested's acquire */
     aos__fence_seq_cst();           /* the writer's half of the sleep protocol */
-    aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+    aos__bell_ring(aos__rpc.thread_bell, 0, UINT64_MAX, 1);
     pthread_join(P.thread, NULL);
     P.running = 0;
 }

@@ -53,8 +53,6 @@ struct aos__runtime {
 
     uint64_t barrier_epoch;
     size_t pending_requests; /* asynchronous requests aos__progress must poll */
-    uint64_t handlers_run;   /* RPC handlers served here: a waiter that serves
-                                one starts spinning afresh, callers being active */
     size_t page_size;
 };
 

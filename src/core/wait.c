@@ -7,6 +7,8 @@
 #include "arch/futex.h"
 #include "core/runtime.h"
 
+_Thread_local __attribute__((tls_model("initial-exec"))) uint64_t aos__handlers_run_here;
+
 /* Polls ready() after driving progress (deferred wakes, pending requests). */
 static inline int poll_ready(aos__ready_fn ready, const void *ctx)
 {
@@ -49,10 +51,14 @@ void aos__bell_ring(struct aos__bell *b, uint64_t lo, uint64_t hi, int wake_all)
         aos__futex_wake_one(&b->doorbell);
 }
 
+/* Internal: the sleeper served RPCs; callers are active, spin again. */
+#define SERVED 1
+
 static int sleep_until(struct aos__bell *h, aos__ready_fn ready, const void *ctx,
                        uint64_t deadline, struct aos__watch watch)
 {
     uint64_t slice = aos__rt.cfg.sleep_us * 1000u;
+    uint64_t served = aos__handlers_run_here;
     for (;;) {
         announce(h, watch);
         aos__fence_seq_cst(); /* pairs with the writer's fence in wake_now/flush */
@@ -71,6 +77,8 @@ static int sleep_until(struct aos__bell *h, aos__ready_fn ready, const void *ctx
         aos__fetch_sub_seq_cst(&h->sleepers, 1);
         if (poll_ready(ready, ctx))
             return AOS_OK;
+        if (aos__handlers_run_here != served)
+            return SERVED;
     }
 }
 
@@ -84,26 +92,28 @@ int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
     uint64_t deadline = timeout_ns == AOS__FOREVER || start + timeout_ns < start
                             ? UINT64_MAX
                             : start + timeout_ns;
-    /* Relaxed: a hint to keep spinning; another thread may be serving. */
-    uint64_t served = aos__load_relaxed(&aos__rt.handlers_run);
-    for (uint64_t i = 0; i < aos__rt.cfg.spin_count; i++) {
-        aos__cpu_relax();
-        if (poll_ready(ready, ctx))
-            return AOS_OK;
-        uint64_t now_served = aos__load_relaxed(&aos__rt.handlers_run);
-        if (now_served != served) { /* serving RPCs: callers are active */
-            served = now_served;
-            i = 0;
+    int rc;
+    do { /* again after sleeping, when woken to serve RPCs */
+        uint64_t served = aos__handlers_run_here;
+        for (uint64_t i = 0; i < aos__rt.cfg.spin_count; i++) {
+            aos__cpu_relax();
+            if (poll_ready(ready, ctx))
+                return AOS_OK;
+            if (aos__handlers_run_here != served) { /* serving RPCs: callers are active */
+                served = aos__handlers_run_here;
+                i = 0;
+            }
         }
-    }
-    for (uint64_t i = 0; i < aos__rt.cfg.yield_count; i++) {
-        sched_yield();
-        if (poll_ready(ready, ctx))
-            return AOS_OK;
-        if (aos__now_ns() >= deadline)
-            return AOS_ERR_TIMEOUT;
-    }
-    return sleep_until(bell, ready, ctx, deadline, watch);
+        for (uint64_t i = 0; i < aos__rt.cfg.yield_count; i++) {
+            sched_yield();
+            if (poll_ready(ready, ctx))
+                return AOS_OK;
+            if (aos__now_ns() >= deadline)
+                return AOS_ERR_TIMEOUT;
+        }
+        rc = sleep_until(bell, ready, ctx, deadline, watch);
+    } while (rc == SERVED);
+    return rc;
 }
 
 int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,

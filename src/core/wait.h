@@ -38,5 +38,10 @@ void aos__progress(void);
 /* 1 on the progress thread, whose progress only serves RPCs: everything
  * else belongs to the program's threads. */
 extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__in_progress_thread;
+/* RPC handlers this thread has served: a waiter that serves one starts
+ * spinning afresh, callers being active. Per thread, so that a thread that
+ * does not serve (the program's, when a progress thread serves) does not
+ * spin on its peer thread's account. */
+extern _Thread_local __attribute__((tls_model("initial-exec"))) uint64_t aos__handlers_run_here;
 
 #endif

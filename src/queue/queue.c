@@ -202,10 +202,10 @@ int aos_queue_destroy(aos_queue_t *q)
     return aos__queue_destroy_checked(q);
 }
 
-void aos__queue_arena_range(const aos_queue_t *q, uint64_t *lo, uint64_t *hi)
+struct aos__bell *aos__queue_own_bell(aos_queue_t *q)
 {
-    *lo = q->seg->arena_off;
-    *hi = q->seg->arena_off + q->seg->size;
+    q->hdr->own_bell = 1;
+    return &q->hdr->items;
 }
 
 int aos_queue_item_size(const aos_queue_t *q, size_t *item_size)
@@ -236,6 +236,13 @@ static int enqueue_once(aos_queue_t *q, const void *item, uint64_t *full_pos)
             if (__atomic_compare_exchange_n(&q->hdr->tail, &pos, pos + 1, 0, __ATOMIC_RELAXED,
                                             __ATOMIC_RELAXED)) {
                 memcpy(seq + 1, item, q->item_size);
+                /* Relaxed: set before the queue was published (release of magic). */
+                if (aos__load_relaxed(&q->hdr->own_bell)) {
+                    aos__store_release(seq, 2 * pos + 1); /* the item before the sequence */
+                    aos__fence_seq_cst(); /* the writer's half of the sleep protocol */
+                    aos__bell_ring(&q->hdr->items, 0, UINT64_MAX, 1);
+                    return AOS_OK;
+                }
                 /* Release + wake: the owner sees the item before the sequence. */
                 return aos__rt.tp->signal_store(q->owner, slot_seq_off(q, pos), 2 * pos + 1);
             }

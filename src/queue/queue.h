@@ -29,15 +29,20 @@ struct aos__queue_header {
     uint64_t capacity;
     uint32_t item_size;
     uint32_t slot_size;
-    uint64_t pad0[AOS__LINE / 8 - 3];
+    uint64_t own_bell; /* 1: the owner's consumer sleeps on `items`, not the PE's bell */
+    uint64_t pad0[AOS__LINE / 8 - 4];
     uint64_t tail; /* next position to claim; CAS by producers */
     uint64_t pad1[AOS__LINE / 8 - 1];
     /* Producers waiting for space sleep here, apart from the owner's own
      * bell, so that publishing an item never wakes them and freeing a slot
      * wakes one of them, not all. */
     struct aos__bell space;
+    /* A consumer that should not share the owner's bell with its other
+     * threads (the RPC progress thread) sleeps here; see own_bell. */
+    struct aos__bell items;
 };
-_Static_assert(sizeof(struct aos__queue_header) == 4 * AOS__LINE, "queue header is four lines");
+_Static_assert(sizeof(struct aos__queue_header) == 6 * AOS__LINE, "queue header is six lines");
+_Static_assert(offsetof(struct aos__queue_header, items) == 4 * AOS__LINE, "items bell lines");
 _Static_assert(offsetof(struct aos__queue_header, space) == 2 * AOS__LINE, "space bell line");
 _Static_assert(offsetof(struct aos__queue_header, tail) == AOS__LINE, "tail on its own line");
 
@@ -63,7 +68,8 @@ int aos__notify_start(void);
 void aos__notify_stop(void);
 void aos__notify_progress(void);
 
-/* The arena range [lo, hi) of q's slots and header, for waiters to watch. */
-void aos__queue_arena_range(const aos_queue_t *q, uint64_t *lo, uint64_t *hi);
+/* From now on producers wake q's consumer on this bell of q's own instead
+ * of the owner's bell (owner only; before any producer attaches). */
+struct aos__bell *aos__queue_own_bell(aos_queue_t *q);
 
 #endif

@@ -105,9 +105,13 @@ static struct aos__rpc_request request_for(int i, aos_rpc_id_t id, size_t args_l
 static void sent(int pe, int i)
 {
     /* The target may sleep watching other memory (a barrier, a flag): ring
-     * its bell for any range. The enqueue's release was a full barrier,
-     * which is the writer's half of the sleep protocol (core/wait.c). */
-    aos__bell_ring(&aos__rt.peers[pe].header->bell, 0, UINT64_MAX, 1);
+     * its bell for any range, unless its progress thread serves, which the
+     * enqueue has woken already (it watches the queue). The enqueue's
+     * release was a full barrier, the writer's half of the sleep protocol
+     * (core/wait.c). Relaxed: the flag was set before aos_init's barrier. */
+    struct aos__rpc_area *a;
+    if (aos__rpc_peer_area(pe, &a) != AOS_OK || !aos__load_relaxed(&a->served_by_thread))
+        aos__bell_ring(&aos__rt.peers[pe].header->bell, 0, UINT64_MAX, 1);
     R.stats.sent++;
     if (R.calls[i].ev != NULL)
         R.events_pending++;

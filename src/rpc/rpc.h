@@ -11,11 +11,12 @@
  * the record's `done` word with release, which wakes the caller (serve.c).
  *
  * Threads: with AOS_PROGRESS_THREAD=1 a second thread serves RPCs
- * (core/progress_thread.c). `serve_lock` then makes one thread at a time
- * dequeue and run handlers (a handler's nested waits serve again on the same
- * thread); `calls_lock` guards the caller side (records, pending sends,
- * counters) and the lazily attached peer handles. Without the thread
- * neither lock is taken. */
+ * (core/progress_thread.c), and it alone: the program's waits do not, so
+ * the queue has one consumer and needs no lock (a handler's nested waits
+ * serve on the same thread). `calls_lock` guards the caller side (records,
+ * pending sends, counters) and the lazily attached peer handles, since
+ * handlers on the thread make calls too. Without the thread it is not
+ * taken. */
 #ifndef AOS_RPC_H
 #define AOS_RPC_H
 
@@ -40,8 +41,10 @@ _Static_assert(offsetof(struct aos__rpc_record, args) == AOS__LINE, "arguments s
 _Static_assert(sizeof(struct aos__rpc_record) % AOS__LINE == 0, "records are whole lines");
 
 struct aos__rpc_area {
-    uint64_t count; /* handlers registered */
-    uint64_t pad[AOS__LINE / 8 - 1];
+    uint64_t count;            /* handlers registered */
+    uint64_t served_by_thread; /* 1: a progress thread serves; callers need not
+                                  wake the PE's other sleepers */
+    uint64_t pad[AOS__LINE / 8 - 2];
     uint64_t hash[AOS_RPC_MAX_HANDLERS]; /* 0: none */
     struct aos__rpc_record rec[AOS__RPC_RECORDS];
 };
@@ -88,7 +91,7 @@ struct aos__rpc_state {
     aos_queue_t *queue;                 /* my RPC queue */
     aos_seg_t *area_seg;
     struct aos__rpc_area *area;         /* my area, mapped */
-    uint64_t queue_lo, queue_hi;        /* my queue's arena range (progress thread watch) */
+    struct aos__bell *thread_bell;      /* my queue's own bell: the progress thread's */
     aos_seg_t **peer_areas;             /* attached lazily; calls_lock */
     aos_queue_t **peer_queues;          /* attached lazily; calls_lock */
     aos_rpc_handler_t fn[AOS_RPC_MAX_HANDLERS];
@@ -105,7 +108,6 @@ struct aos__rpc_state {
 
     int threaded;                       /* a progress thread exists: take the locks */
     pthread_mutex_t calls_lock;
-    pthread_mutex_t serve_lock;
     aos_rpc_stats_t stats;              /* sent/fallback: calls_lock; served: relaxed */
 };
 
@@ -117,7 +119,8 @@ void aos__rpc_stop(void);
 /* The progress hook: serves queued requests; on the PE's own threads also
  * sends pending calls and completes calls with events whose replies are in. */
 void aos__rpc_progress(void);
-/* Dequeues and runs requests (serve.c). */
+/* Dequeues and runs requests (serve.c); with a progress thread, only
+ * on it. */
 void aos__rpc_serve(void);
 /* Sends pending calls and collects replies (call.c). */
 void aos__rpc_call_progress(void);

@@ -18,10 +18,8 @@ struct aos__rpc_state aos__rpc;
  * PEs, shallow enough for the stack. */
 #define MAX_DEPTH 16
 
-/* Per thread: how deep in handlers this thread is, and whether it holds the
- * serve lock (its nested waits then serve without taking it again). */
+/* Per thread: how deep in handlers this thread is. */
 static _Thread_local int depth;
-static _Thread_local int serving;
 
 static uint64_t name_hash(const char *name, unsigned flags)
 {
@@ -43,10 +41,8 @@ static void free_state(void)
         R.pending_head = p->next;
         free(p);
     }
-    if (R.threaded) {
+    if (R.threaded)
         pthread_mutex_destroy(&R.calls_lock);
-        pthread_mutex_destroy(&R.serve_lock);
-    }
     memset(&R, 0, sizeof R);
 }
 
@@ -63,7 +59,6 @@ int aos__rpc_start(void)
         goto fail_arrays;
     if (aos__rt.cfg.progress_thread) {
         pthread_mutex_init(&R.calls_lock, NULL);
-        pthread_mutex_init(&R.serve_lock, NULL);
         R.threaded = 1;
     }
     rc = aos__queue_create_reserved(AOS__RPC_QUEUE_KEY, sizeof(struct aos__rpc_request),
@@ -79,7 +74,12 @@ int aos__rpc_start(void)
     if (rc != AOS_OK)
         goto fail_area;
     R.area = p;
-    aos__queue_arena_range(R.queue, &R.queue_lo, &R.queue_hi);
+    /* Published by the barrier that ends aos_init. With a progress thread,
+     * callers wake it on the queue's own bell, so the program's threads
+     * asleep on the PE's bell are not woken for every call. */
+    R.area->served_by_thread = (uint64_t)R.threaded;
+    if (R.threaded)
+        R.thread_bell = aos__queue_own_bell(R.queue);
     return AOS_OK;
 
 fail_area:
@@ -193,10 +193,10 @@ static void serve_one(const struct aos__rpc_request *q)
         aos_rpc_info_t info = {.caller = (int)q->caller, .home = aos__rt.me, .at_caller = 0};
         len = (uint32_t)aos__rpc_run_handler(q->id, &info, r->args, q->args_len, r->reply,
                                              q->reply_cap);
-        /* Relaxed: one serving thread at a time writes these (the serve lock);
-         * readers only need a recent value. */
+        /* Relaxed: one thread serves (the progress thread when there is
+         * one), so these have one writer; readers only need a recent value. */
         aos__store_relaxed(&R.stats.served, aos__load_relaxed(&R.stats.served) + 1);
-        aos__store_relaxed(&aos__rt.handlers_run, aos__load_relaxed(&aos__rt.handlers_run) + 1);
+        aos__handlers_run_here++;
     }
     r->status = status;
     r->reply_len = len;
@@ -208,21 +208,14 @@ static void serve_one(const struct aos__rpc_request *q)
 
 void aos__rpc_serve(void)
 {
-    if (depth >= MAX_DEPTH)
+    /* With a progress thread, it alone serves: the program's waits leave
+     * the queue to it (no lock, no two threads polling one queue), and its
+     * own nested waits serve on the same thread. */
+    if (depth >= MAX_DEPTH || (R.threaded && !aos__in_progress_thread))
         return;
-    int locked = 0;
-    if (R.threaded && !serving) {
-        if (pthread_mutex_trylock(&R.serve_lock) != 0)
-            return; /* the other thread is serving */
-        locked = serving = 1;
-    }
     struct aos__rpc_request q;
     while (aos_try_dequeue(R.queue, &q) == AOS_OK)
         serve_one(&q);
-    if (locked) {
-        serving = 0;
-        pthread_mutex_unlock(&R.serve_lock);
-    }
 }
 
 void aos__rpc_progress(void)
