@@ -18,7 +18,7 @@
       "20 when the node's PEs outnumber its CPUs, so spinning does not starve them)")      \
     X(yield_count, "AOS_YIELD_COUNT", UINT, "20", 0,                                       \
       "sched_yield calls before a waiter sleeps in the kernel until a writer wakes it "    \
-      "(unset: 2 when the node's PEs outnumber its CPUs)")                                 \
+      "(unset: 50 when the node's PEs outnumber its CPUs)")                                \
     X(sleep_us, "AOS_SLEEP_US", UINT, "2000", 1,                                           \
       "longest single kernel sleep of a waiter before it looks again (writers normally "   \
       "wake it sooner)")                                                                   \
