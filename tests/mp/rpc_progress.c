@@ -144,6 +144,11 @@ int main(void)
     CHECK_OK(aos_rpc_register("count", count, 0, &id_count));
     CHECK_OK(aos_rpc_register("square", square, 0, &id_square));
     CHECK_OK(aos_barrier_all());
+    CHECK_RC(aos_event_wait_timed(NULL, 1000), AOS_ERR_NULL);
+    aos_event_t *idle;
+    CHECK_OK(aos_event_create(&idle));
+    CHECK_OK(aos_event_wait_timed(idle, 0)); /* nothing attached: complete at once */
+    CHECK_OK(aos_event_destroy(idle));
     const char *pt = getenv("AOS_PROGRESS_THREAD");
     int threaded = pt != NULL && strcmp(pt, "1") == 0;
     if (npes > 1) {
