@@ -11,16 +11,9 @@
 #include <string.h>
 
 #include "aos.h"
+#include "try.h"
 #include "bench_common.h"
 
-#define TRY(x)                                                                             \
-    do {                                                                                   \
-        int rc_ = (x);                                                                     \
-        if (rc_ != AOS_OK) {                                                               \
-            fprintf(stderr, "aos-bench: %s: %s\n", #x, aos_strerror(rc_));                \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
 
 
 static int me, peer;

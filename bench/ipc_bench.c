@@ -23,16 +23,10 @@
 
 #include <aos.h>
 
+#include "try.h"
+
 #include "bench_common.h"
 
-#define TRY(x)                                                                             \
-    do {                                                                                   \
-        int rc_ = (x);                                                                     \
-        if (rc_ != AOS_OK) {                                                               \
-            fprintf(stderr, "PE %d: %s: %s\n", aos_my_pe(), #x, aos_strerror(rc_));       \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
 
 static int me, npes, threaded;
 static double scale = 1.0;

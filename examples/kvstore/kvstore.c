@@ -13,6 +13,8 @@
 
 #include <aos.h>
 
+#include "try.h"
+
 #define BATCH 48 /* calls outstanding per PE (of aos's 64 records) */
 
 struct entry {
@@ -77,14 +79,6 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-#define TRY(x)                                                                             \
-    do {                                                                                   \
-        int rc_ = (x);                                                                     \
-        if (rc_ != AOS_OK) {                                                               \
-            fprintf(stderr, "PE %d: %s: %s\n", aos_my_pe(), #x, aos_strerror(rc_));       \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
 
 static uint64_t errors; /* symmetric: wrong answers, summed at PE 0 */
 

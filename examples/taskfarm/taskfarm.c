@@ -12,6 +12,8 @@
 
 #include <aos.h>
 
+#include "try.h"
+
 #define TASK_PORT 10
 #define RESULT_PORT 11
 #define IN_FLIGHT 2
@@ -26,14 +28,6 @@ struct result {
     uint64_t primes;
 };
 
-#define TRY(x)                                                                             \
-    do {                                                                                   \
-        int rc_ = (x);                                                                     \
-        if (rc_ != AOS_OK) {                                                               \
-            fprintf(stderr, "PE %d: %s: %s\n", aos_my_pe(), #x, aos_strerror(rc_));       \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
 
 static int is_prime(int64_t n)
 {
