@@ -346,7 +346,11 @@ int aos_notify_free(aos_notify_req_t *req);
  * after a barrier that follows registration. At most AOS_RPC_MAX_HANDLERS. */
 #define AOS_RPC_MAX_HANDLERS 256
 /* Arguments and reply each travel inline up to this size; larger data goes
- * through symmetric memory or a segment, whose address the arguments carry. */
+ * through memory the handler can reach: a segment of the caller whose key
+ * and offset the arguments carry (aos_seg_attach(info->caller, key)), or a
+ * symmetric variable the handler names itself (aos_getmem(info->caller,
+ * buf, &var, ...)). Never send a raw pointer: PEs may load the program, and
+ * map their heaps, at different addresses. */
 #define AOS_RPC_MAX_INLINE 4096
 
 typedef struct aos_rpc_info {

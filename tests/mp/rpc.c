@@ -1,5 +1,5 @@
 /* Remote procedure calls: exact replies for arguments of 0 B-4 KiB from every
- * PE to every PE, many outstanding calls with events, posted calls counted
+ * PE to every PE, 200 KiB of arguments through symmetric memory, many outstanding calls with events, posted calls counted
  * exactly, nested calls through a third PE, the execute-at-caller fallback
  * with a queue of depth 1 (every PE calling PE 0), a table mismatch, and
  * bad input. */
@@ -66,6 +66,67 @@ static size_t atomic_add(const aos_rpc_info_t *info, const void *args, size_t le
     CHECK_OK(aos_rpc_localize(info, &counter, (void **)&c));
     __atomic_fetch_add(c, 1, __ATOMIC_SEQ_CST);
     return 0;
+}
+
+/* Arguments larger than AOS_RPC_MAX_INLINE travel through memory the
+ * target can read: the call carries {key, length} of a segment the caller
+ * created (or names a symmetric variable, whose address in the handler's
+ * own process names the caller's copy); the handler gets the bytes and
+ * replies with their FNV-1a hash. Raw addresses are never sent: processes
+ * may load the program at different addresses. */
+#define BIG (200 * 1024 + 3)
+static uint8_t big_args[BIG];   /* symmetric: each caller's argument bytes */
+static uint8_t big_copy[BIG];   /* the handler's copy (handlers run one at a time) */
+static aos_rpc_id_t id_hash_big;
+
+static uint64_t fnv(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static size_t hash_big(const aos_rpc_info_t *info, const void *args, size_t len, void *reply,
+                       size_t cap)
+{
+    uint64_t ref[2]; /* segment key at the caller (0: big_args), length */
+    CHECK(len == sizeof ref && cap >= sizeof(uint64_t));
+    memcpy(ref, args, sizeof ref);
+    CHECK(ref[1] <= BIG);
+    if (ref[0] == 0) {
+        CHECK_OK(aos_getmem(info->caller, big_copy, big_args, ref[1], NULL));
+    } else {
+        aos_seg_t *seg;
+        CHECK_OK(aos_seg_attach(info->caller, ref[0], &seg));
+        CHECK_OK(aos_get(big_copy, seg, 0, ref[1], NULL));
+        CHECK_OK(aos_seg_detach(seg));
+    }
+    uint64_t h = fnv(big_copy, ref[1]);
+    memcpy(reply, &h, sizeof h);
+    return sizeof h;
+}
+
+static void big_arguments(int me, int n)
+{
+    /* through symmetric memory */
+    pattern_fill(big_args, BIG, (unsigned)me + 77u);
+    uint64_t ref[2] = {0, BIG}, h = 0;
+    size_t got = 0;
+    CHECK_OK(aos_rpc((me + 1) % n, id_hash_big, ref, sizeof ref, &h, sizeof h, &got, NULL));
+    CHECK(got == sizeof h && h == fnv(big_args, BIG));
+    /* through a segment of mine */
+    aos_seg_t *seg;
+    void *p;
+    CHECK_OK(aos_seg_create(4242, BIG, AOS_PROTO_RMA | AOS_PROTO_LOADSTORE, &seg));
+    CHECK_OK(aos_seg_ptr(seg, 0, &p));
+    pattern_fill(p, BIG, (unsigned)me + 99u);
+    ref[0] = 4242;
+    got = 0;
+    CHECK_OK(aos_rpc((me + 1) % n, id_hash_big, ref, sizeof ref, &h, sizeof h, &got, NULL));
+    CHECK(got == sizeof h && h == fnv(p, BIG));
+    CHECK_OK(aos_barrier_all()); /* nobody reads it any more */
+    CHECK_OK(aos_seg_destroy(seg));
 }
 
 static size_t odd(const aos_rpc_info_t *info, const void *args, size_t len, void *reply,
@@ -137,10 +198,12 @@ int main(void)
     /* PE 1 registers another name at the same id: calls between PE 1 and
      * anyone else must be refused. */
     CHECK_OK(aos_rpc_register(me == 1 ? "odd-one" : "odd", odd, 0, &id_odd));
+    CHECK_OK(aos_rpc_register("hash_big", hash_big, 0, &id_hash_big));
     CHECK_OK(aos_barrier_all());
 
     echo_all(me, n);
     CHECK_OK(aos_barrier_all());
+    big_arguments(me, n);
     many_outstanding(me, n);
     CHECK_OK(aos_barrier_all());
 
