@@ -376,9 +376,11 @@ int aos_rpc_register(const char *name, aos_rpc_handler_t fn, unsigned flags, aos
 /* Runs handler `id` on `pe` with args and waits for its reply (ev NULL), or
  * returns at once and completes ev when the reply is in `reply` and its
  * length in *reply_len (both must stay valid until then; args are copied).
- * Handlers run on the target when it calls aos_progress or any aos call that
+ * Handlers run on the target when it calls aos_progress, any aos call that
  * waits or tests (this one included: a caller serves its own RPCs while it
- * waits, so handlers may call aos themselves, nested RPCs too), and, with
+ * waits, so handlers may call aos themselves, nested RPCs too), a blocking
+ * put, an atomic or an enqueue (one load when nothing is queued; puts with
+ * events and gets do not look, to keep streaming paths lean), and, with
  * AOS_PROGRESS_THREAD=1, on the target's progress thread at any time: such
  * handlers run concurrently with the target's program and must synchronise
  * with it (atomics, locks) over shared data.

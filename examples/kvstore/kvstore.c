@@ -145,7 +145,7 @@ int main(int argc, char **argv)
                (unsigned long long)errors);
     }
     int bad = errors != 0;
-    free(table);
     TRY(aos_finalize());
+    free(table); /* after finalize: a progress thread may have served until then */
     return bad;
 }

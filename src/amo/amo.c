@@ -4,6 +4,7 @@
 #include "core/runtime.h"
 #include "mem/memory.h"
 #include "mem/segment.h"
+#include "rpc/rpc.h"
 
 static unsigned type_width(aos_amo_type_t type)
 {
@@ -56,6 +57,7 @@ static int issue(int pe, uint64_t off, aos_amo_op_t op, aos_amo_type_t type, uin
     int rc = check_amo(op, type, fetching, off, &width);
     if (rc != AOS_OK)
         return rc;
+    aos__rpc_poll();
     if (!fetching)
         return aos__rt.tp->amo(pe, off, op, width, operand, 0, NULL, NULL);
     if (result == NULL)

@@ -115,7 +115,7 @@ int aos_mbox_msg_size(const aos_mbox_t *mb, size_t *msg_size)
 static int write_ready(struct aos__ipc_op *op)
 {
     struct pending_write *w = (struct pending_write *)op;
-    int rc = aos_try_enqueue(w->mb->q, w->msg);
+    int rc = aos__queue_try_enqueue(w->mb->q, w->msg); /* inside progress: no serving */
     if (rc == AOS_ERR_AGAIN)
         return 0;
     aos__event_complete(w->ev); /* any other status: the owner destroyed it */
@@ -134,7 +134,7 @@ int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev)
     if (ev->magic != AOS__EVENT_MAGIC)
         return AOS_ERR_INVALID;
     if (mb->pending == 0) {
-        rc = aos_try_enqueue(mb->q, msg);
+        rc = aos__queue_try_enqueue(mb->q, msg); /* after the pending check: no serving between */
         if (rc != AOS_ERR_AGAIN) {
             if (rc == AOS_OK)
                 aos__event_done_at_issue(ev);

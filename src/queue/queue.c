@@ -13,6 +13,7 @@
 #include "core/runtime.h"
 #include "core/wait.h"
 #include "mem/segment.h"
+#include "rpc/rpc.h"
 
 #define AOS__QUEUE_HANDLE_MAGIC 0x61717565u
 
@@ -202,6 +203,12 @@ int aos_queue_destroy(aos_queue_t *q)
     return aos__queue_destroy_checked(q);
 }
 
+void aos__queue_head_word(const aos_queue_t *q, const uint64_t **word, uint64_t *want)
+{
+    *word = slot_seq(q, q->head);
+    *want = 2 * q->head + 1;
+}
+
 struct aos__bell *aos__queue_own_bell(aos_queue_t *q)
 {
     q->hdr->own_bell = 1;
@@ -264,13 +271,19 @@ static int check_item(aos_queue_t *q, const void *item)
     return rc;
 }
 
-int aos_try_enqueue(aos_queue_t *q, const void *item)
+int aos__queue_try_enqueue(aos_queue_t *q, const void *item)
 {
     int rc = check_item(q, item);
     if (rc != AOS_OK)
         return rc;
     uint64_t full_pos;
     return enqueue_once(q, item, &full_pos);
+}
+
+int aos_try_enqueue(aos_queue_t *q, const void *item)
+{
+    aos__rpc_poll();
+    return aos__queue_try_enqueue(q, item);
 }
 
 struct space_wait {
@@ -289,6 +302,7 @@ static int space_ready(const void *ctx)
 
 int aos_enqueue(aos_queue_t *q, const void *item)
 {
+    aos__rpc_poll();
     int rc = check_item(q, item);
     while (rc == AOS_OK) {
         uint64_t full_pos;

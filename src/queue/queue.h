@@ -68,6 +68,14 @@ int aos__notify_start(void);
 void aos__notify_stop(void);
 void aos__notify_progress(void);
 
+/* aos_try_enqueue without looking for RPCs to serve first: for aos's own
+ * producers that run inside progress (pending RPC calls, mailbox writes),
+ * where serving could re-enter the list being walked. */
+int aos__queue_try_enqueue(aos_queue_t *q, const void *item);
+/* The slot word that holds `want` when an item waits at the head of q
+ * (owner only; valid until the next dequeue). */
+void aos__queue_head_word(const aos_queue_t *q, const uint64_t **word, uint64_t *want);
+
 /* From now on producers wake q's consumer on this bell of q's own instead
  * of the owner's bell (owner only; before any producer attaches). */
 struct aos__bell *aos__queue_own_bell(aos_queue_t *q);

@@ -8,6 +8,7 @@
 #include "mem/segment.h"
 #include "rma/block_copy.h"
 #include "rma/rma.h"
+#include "rpc/rpc.h"
 
 static int ranges_meet(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
@@ -77,6 +78,8 @@ int aos_put(aos_seg_t *seg, size_t offset, const void *src, size_t len, aos_even
         return rc;
     if (src == NULL)
         return AOS_ERR_NULL;
+    if (ev == NULL)
+        aos__rpc_poll();
     return aos__put_at(seg->owner, off, src, len, ev);
 }
 
@@ -139,8 +142,11 @@ static __attribute__((noinline)) int getmem_checked(int pe, void *dst, const voi
 int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
 {
     uint64_t off;
-    if (sym_fast(pe, dest, src, len, &off))
+    if (sym_fast(pe, dest, src, len, &off)) {
+        if (ev == NULL) /* a blocking put serves waiting RPCs; streaming ones do not */
+            aos__rpc_poll();
         return aos__rt.tp->put(pe, off, src, len, ev);
+    }
     return putmem_checked(pe, dest, src, len, ev);
 }
 

@@ -121,7 +121,7 @@ static void sent(int pe, int i)
 static int send_now(int pe, int i, aos_rpc_id_t id, size_t args_len)
 {
     struct aos__rpc_request q = request_for(i, id, args_len);
-    int rc = aos_try_enqueue(R.peer_queues[pe], &q);
+    int rc = aos__queue_try_enqueue(R.peer_queues[pe], &q);
     if (rc == AOS_OK)
         sent(pe, i);
     return rc;

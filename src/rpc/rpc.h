@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "aos.h"
+#include "arch/atomics.h"
 #include "core/layout.h"
 
 #define AOS__RPC_RECORDS 64
@@ -92,6 +93,8 @@ struct aos__rpc_state {
     aos_seg_t *area_seg;
     struct aos__rpc_area *area;         /* my area, mapped */
     struct aos__bell *thread_bell;      /* my queue's own bell: the progress thread's */
+    const uint64_t *head_word;          /* == head_want when a request waits; NULL with */
+    uint64_t head_want;                 /*   a progress thread (it alone serves) */
     aos_seg_t **peer_areas;             /* attached lazily; calls_lock */
     aos_queue_t **peer_queues;          /* attached lazily; calls_lock */
     aos_rpc_handler_t fn[AOS_RPC_MAX_HANDLERS];
@@ -122,6 +125,16 @@ void aos__rpc_progress(void);
 /* Dequeues and runs requests (serve.c); with a progress thread, only
  * on it. */
 void aos__rpc_serve(void);
+/* Serves waiting requests, if any: one load when none waits. The calls that
+ * do not wait but should still run handlers (blocking puts, atomics,
+ * enqueues) call it first. */
+static inline void aos__rpc_poll(void)
+{
+    const uint64_t *w = aos__rpc.head_word;
+    /* Relaxed: a hint; the dequeue checks again with acquire. */
+    if (w != NULL && aos__load_relaxed(w) == aos__rpc.head_want)
+        aos__rpc_serve();
+}
 /* Sends pending calls and collects replies (call.c). */
 void aos__rpc_call_progress(void);
 

@@ -80,6 +80,8 @@ int aos__rpc_start(void)
     R.area->served_by_thread = (uint64_t)R.threaded;
     if (R.threaded)
         R.thread_bell = aos__queue_own_bell(R.queue);
+    else
+        aos__queue_head_word(R.queue, &R.head_word, &R.head_want);
     return AOS_OK;
 
 fail_area:
@@ -214,8 +216,11 @@ void aos__rpc_serve(void)
     if (depth >= MAX_DEPTH || (R.threaded && !aos__in_progress_thread))
         return;
     struct aos__rpc_request q;
-    while (aos_try_dequeue(R.queue, &q) == AOS_OK)
+    while (aos_try_dequeue(R.queue, &q) == AOS_OK) {
+        if (!R.threaded) /* before the handler: a nested poll must see the next slot */
+            aos__queue_head_word(R.queue, &R.head_word, &R.head_want);
         serve_one(&q);
+    }
 }
 
 void aos__rpc_progress(void)

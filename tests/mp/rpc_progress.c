@@ -8,7 +8,9 @@
  *  - Without it, the other PEs make 40 calls with events each (PE 0's queue
  *    holds 8, so most wait in the callers' pending lists): issuing never waits, aos_event_test says not done,
  *    aos_event_wait_timed times out; once PE 0 progresses (in the barrier)
- *    every reply arrives, exact and in order. */
+ *    every reply arrives, exact and in order.
+ * Then PE 0 only issues atomics and blocking puts, never waiting: those
+ * serve too, so the others' 50 blocking calls each complete. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,9 @@
 static uint64_t counter;          /* at PE 0: added to by handlers */
 static uint64_t callers_done;     /* at PE 0: PEs finished with phase 1 */
 static uint64_t pe0_computing;    /* at callers: PE 0 has stopped calling aos */
+static uint64_t busy_done;        /* at PE 0: PEs finished with the busy phase */
+static uint64_t busy_word;        /* at PE 0: its own atomics while it never waits */
+static uint64_t busy_copy;        /* at PE 0: its own blocking puts */
 static uint64_t tokens[CALLS];    /* at callers: handler tokens, by call index */
 static aos_rpc_id_t id_count, id_square;
 
@@ -52,17 +57,23 @@ static size_t square(const aos_rpc_info_t *info, const void *args, size_t len, v
 }
 
 /* Tells the callers, then computes (no aos calls) until every other PE has
- * finished its phase. Posted atomics do not progress, so nothing is served
- * here from the first of them on. */
+ * finished its phase. Puts with an event do not look for RPCs (blocking puts
+ * and atomics would serve the first callers' requests here); the callers
+ * notice them within AOS_SLEEP_US at worst. */
 static void compute_until_callers_done(void)
 {
     int others = aos_n_pes() - 1;
+    static const uint64_t one = 1;
+    aos_event_t *ev;
+    CHECK_OK(aos_event_create(&ev));
     for (int pe = 1; pe <= others; pe++)
-        CHECK_OK(aos_amo_post_sym(pe, &pe0_computing, AOS_AMO_SET, AOS_AMO_U64, 1));
+        CHECK_OK(aos_putmem(pe, &pe0_computing, &one, sizeof one, ev));
     volatile double x = 1.0;
     while (__atomic_load_n(&callers_done, __ATOMIC_ACQUIRE) != (uint64_t)others)
         for (int k = 0; k < 1000; k++)
             x = x * 1.0000001 + 1e-9;
+    CHECK_OK(aos_event_wait(ev));
+    CHECK_OK(aos_event_destroy(ev));
 }
 
 static void threaded_phase(int me, int npes)
@@ -136,6 +147,28 @@ static void stalled_phase(int me)
     CHECK_OK(aos_event_destroy(ev));
 }
 
+/* PE 0 never waits or tests, but issues atomics (and blocking puts to
+ * itself): those look for RPCs too, so the others' blocking calls run. */
+static void busy_phase(int me, int npes)
+{
+    if (me == 0) {
+        uint64_t v = 0;
+        while (__atomic_load_n(&busy_done, __ATOMIC_ACQUIRE) != (uint64_t)(npes - 1)) {
+            CHECK_OK(aos_amo_post_sym(0, &busy_word, AOS_AMO_ADD, AOS_AMO_U64, 1));
+            v++;
+            CHECK_OK(aos_putmem(0, &busy_copy, &v, sizeof v, NULL));
+        }
+        return;
+    }
+    for (uint64_t i = 0; i < 50; i++) {
+        uint64_t v = i + (uint64_t)me * 1000, sq = 0;
+        size_t got = 0;
+        CHECK_OK(aos_rpc(0, id_square, &v, sizeof v, &sq, sizeof sq, &got, NULL));
+        CHECK(got == sizeof sq && sq == v * v);
+    }
+    CHECK_OK(aos_amo_post_sym(0, &busy_done, AOS_AMO_ADD, AOS_AMO_U64, 1));
+}
+
 int main(void)
 {
     setenv("AOS_RPC_QUEUE_DEPTH", "8", 1);
@@ -158,10 +191,13 @@ int main(void)
             stalled_phase(me);
     }
     CHECK_OK(aos_barrier_all());
+    if (npes > 1)
+        busy_phase(me, npes);
+    CHECK_OK(aos_barrier_all());
     aos_rpc_stats_t st;
     CHECK_OK(aos_rpc_stats(&st));
     if (me == 0 && npes > 1)
-        CHECK(st.served == (uint64_t)(npes - 1) * (threaded ? 2 * CALLS : STALLED_CALLS));
+        CHECK(st.served == (uint64_t)(npes - 1) * ((threaded ? 2 * CALLS : STALLED_CALLS) + 50));
     CHECK_OK(aos_finalize());
     return 0;
 }
