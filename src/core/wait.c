@@ -102,6 +102,8 @@ int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
             if (aos__handlers_run_here != served) { /* serving RPCs: callers are active */
                 served = aos__handlers_run_here;
                 i = 0;
+                if (deadline != UINT64_MAX && aos__now_ns() >= deadline)
+                    return AOS_ERR_TIMEOUT; /* callers that never stop must not void it */
             }
         }
         for (uint64_t i = 0; i < aos__rt.cfg.yield_count; i++) {

@@ -108,7 +108,9 @@ static void sent(int pe, int i)
      * its bell for any range, unless its progress thread serves, which the
      * enqueue has woken already (it watches the queue). The enqueue's
      * release was a full barrier, the writer's half of the sleep protocol
-     * (core/wait.c). Relaxed: the flag was set before aos_init's barrier. */
+     * (core/wait.c). Relaxed: the flag was set before aos_init's barrier.
+     * check_table attached pe's area before any send, so peer_area takes its
+     * lock-free path here, where calls_lock is held. */
     struct aos__rpc_area *a;
     if (aos__rpc_peer_area(pe, &a) != AOS_OK || !aos__load_relaxed(&a->served_by_thread))
         aos__bell_ring(&aos__rt.peers[pe].header->bell, 0, UINT64_MAX, 1);
