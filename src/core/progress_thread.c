@@ -24,13 +24,10 @@ static struct {
     int ready; /* 0 starting, 1 serving, <0 the status it failed with */
 } P;
 
-/* Ends one wait once it has served something (or on stop), so that the next
- * wait starts with a fresh spin phase: a wait that has fallen asleep stays in
- * its sleep loop, and every later request would need a kernel wake. */
-static int served_or_stop(const void *ctx)
+static int stop_requested(const void *ctx)
 {
-    return *(const uint64_t *)ctx != aos__handlers_run_here ||
-           aos__load_acquire(&P.stop); /* pairs with the release in ..._stop */
+    (void)ctx;
+    return aos__load_acquire(&P.stop); /* pairs with the release in ..._stop */
 }
 
 static void *loop(void *arg)
@@ -42,11 +39,11 @@ static void *loop(void *arg)
     aos__store_release(&P.ready, rc == AOS_OK ? 1 : rc);
     if (rc != AOS_OK)
         return NULL;
-    while (!aos__load_acquire(&P.stop)) { /* pairs with the release in ..._stop */
-        uint64_t served = aos__handlers_run_here;
-        (void)aos__wait_bell(aos__rpc.thread_bell, served_or_stop, &served, AOS__FOREVER,
-                             AOS__WATCH_ALL);
-    }
+    /* One wait until stop: after each request it serves, the wait spins
+     * afresh, and once asleep a wake that served sends it back to spinning
+     * (core/wait.c), so a stream of requests costs no kernel wakes. */
+    (void)aos__wait_bell(aos__rpc.thread_bell, stop_requested, NULL, AOS__FOREVER,
+                         AOS__WATCH_ALL);
     aos__rt.tp->thread_stop();
     return NULL;
 }

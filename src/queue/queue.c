@@ -211,7 +211,8 @@ void aos__queue_head_word(const aos_queue_t *q, const uint64_t **word, uint64_t 
 
 struct aos__bell *aos__queue_own_bell(aos_queue_t *q)
 {
-    q->hdr->own_bell = 1;
+    /* Relaxed: producers attach after aos_init's barrier, which publishes it. */
+    aos__store_relaxed(&q->hdr->own_bell, 1);
     return &q->hdr->items;
 }
 
@@ -243,7 +244,7 @@ static int enqueue_once(aos_queue_t *q, const void *item, uint64_t *full_pos)
             if (__atomic_compare_exchange_n(&q->hdr->tail, &pos, pos + 1, 0, __ATOMIC_RELAXED,
                                             __ATOMIC_RELAXED)) {
                 memcpy(seq + 1, item, q->item_size);
-                /* Relaxed: set before the queue was published (release of magic). */
+                /* Relaxed: set by the owner before any producer could attach. */
                 if (aos__load_relaxed(&q->hdr->own_bell)) {
                     aos__store_release(seq, 2 * pos + 1); /* the item before the sequence */
                     aos__fence_seq_cst(); /* the writer's half of the sleep protocol */

@@ -228,8 +228,7 @@ void aos__rpc_progress(void)
     if (R.queue == NULL)
         return;
     aos__rpc_serve();
-    if (!aos__in_progress_thread)
-        aos__rpc_call_progress();
+    aos__rpc_call_progress(); /* the progress thread never gets here (aos__progress) */
 }
 
 int aos_progress(void)
