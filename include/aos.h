@@ -517,6 +517,9 @@ typedef void (*aos_config_visit_fn)(const char *name, const char *value,
                                     void *arg);
 int aos_config_visit(aos_config_visit_fn fn, void *arg);
 
+/* Teams and collectives. */
+#include "aos/coll.h"
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

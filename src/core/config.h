@@ -30,6 +30,9 @@
     X(progress_thread, "AOS_PROGRESS_THREAD", BOOL, "0", 0,                                \
       "run RPC handlers on a progress thread while the program computes (else they run "   \
       "when the PE waits, tests or calls aos_progress)")                                  \
+    X(cluster_size, "AOS_CLUSTER_SIZE", UINT, "0", 0,                                       \
+      "treat every N consecutive PEs as one cluster instead of the last-level caches "    \
+      "found (0); lets one cache exercise the cluster-aware collectives")                 \
     X(debug, "AOS_DEBUG", BOOL, "0", 0, "print start-up diagnostics to stderr")
 
 struct aos__config {

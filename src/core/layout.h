@@ -2,8 +2,9 @@
  * that every PE on the node maps. Offsets into it are how the core names
  * remote memory ("arena offsets"); the transport turns them into addresses.
  *
- *   [0, AOS__HEADER_SIZE)            header below: bell, barrier flags,
- *                                    segment directory
+ *   [0, AOS__HEADER_SIZE)            header below: bell, segment directory
+ *   [coll_off, +coll_size)           team slots: the words collectives
+ *                                    signal (layout in coll/team.h)
  *   [static_off, +static_len)        copy of the program's writable data
  *   [heap_off, +heap_size)           symmetric heap (same offsets on all PEs)
  *   [segspace_off, +segment_space)   memory of aos_seg_create segments
@@ -17,7 +18,7 @@
 
 #define AOS__ARENA_MAGIC 0x616f7341524e4131ull /* "aosARNA1" */
 #define AOS__MAX_SEGMENTS 1024
-#define AOS__MAX_BARRIER_ROUNDS 32 /* ceil(log2(npes)) rounds of dissemination */
+#define AOS__MAX_BARRIER_ROUNDS 32 /* ceil(log2(team size)) rounds of dissemination */
 #define AOS__LINE 64
 #define AOS__HEADER_SIZE (128u * 1024u)
 
@@ -71,15 +72,10 @@ struct aos__arena_header {
     uint64_t pad0[AOS__LINE / 8 - 3];
     /* This PE's waiters sleep here; writers into the arena ring it. */
     struct aos__bell bell;
-    /* Dissemination barrier: round r's partner stores the barrier epoch here. */
-    struct aos__line_word barrier[AOS__MAX_BARRIER_ROUNDS];
     struct aos__seg_entry segments[AOS__MAX_SEGMENTS];
 };
 _Static_assert(offsetof(struct aos__arena_header, bell) == 1 * AOS__LINE, "bell lines 1-2");
-_Static_assert(offsetof(struct aos__arena_header, barrier) == 3 * AOS__LINE, "barrier lines");
 _Static_assert(offsetof(struct aos__arena_header, segments) % AOS__LINE == 0, "aligned dir");
 _Static_assert(sizeof(struct aos__arena_header) <= AOS__HEADER_SIZE, "header fits");
-
-#define AOS__OFF_BARRIER(r) (offsetof(struct aos__arena_header, barrier) + (size_t)(r) * AOS__LINE)
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "arch/copy.h"
+#include "coll/team.h"
 #include "core/bootstrap.h"
 #include "mem/memory.h"
 #include "core/progress_thread.h"
@@ -46,7 +47,9 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 static void plan_layout(struct aos__runtime *rt, uint64_t static_len)
 {
     const uint64_t big = 2u << 20; /* keep regions huge-page aligned */
-    rt->static_off = AOS__HEADER_SIZE;
+    rt->coll_off = AOS__HEADER_SIZE;
+    rt->coll_size = align_up(AOS__TEAM_SLOTS * aos__slot_size(rt->npes), rt->page_size);
+    rt->static_off = rt->coll_off + rt->coll_size;
     rt->static_len = static_len;
     rt->heap_off = align_up(rt->static_off + static_len, big);
     rt->heap_size = align_up(rt->cfg.heap_size, big);
@@ -78,6 +81,15 @@ static void adapt_waiting(struct aos__runtime *rt)
                (unsigned long long)rt->cfg.spin_count, (unsigned long long)rt->cfg.yield_count);
 }
 
+/* AOS_CLUSTER_SIZE=N overrides the clusters the launcher found. */
+static void override_clusters(struct aos__runtime *rt)
+{
+    if (rt->cfg.cluster_size == 0)
+        return;
+    for (int pe = 0; pe < rt->npes; pe++)
+        rt->peers[pe].cluster = (int)((uint64_t)pe / rt->cfg.cluster_size);
+}
+
 int aos_init(void)
 {
     struct aos__runtime *rt = &aos__rt;
@@ -93,7 +105,6 @@ int aos_init(void)
         return rc;
     rt->page_size = (size_t)sysconf(_SC_PAGESIZE);
     rt->tp = &aos__transport_shm;
-    rt->barrier_epoch = 0;
     rt->remaps = NULL;
 
     uintptr_t static_lo = 0;
@@ -113,6 +124,7 @@ int aos_init(void)
     if (rc != AOS_OK)
         goto fail_peers;
     adapt_waiting(rt);
+    override_clusters(rt);
     rc = aos__memory_start(rt);
     if (rc != AOS_OK)
         goto fail_transport;
@@ -123,9 +135,12 @@ int aos_init(void)
     rc = aos__rpc_start();
     if (rc != AOS_OK)
         goto fail_notify;
-    rc = aos__progress_thread_start();
+    rc = aos__coll_start();
     if (rc != AOS_OK)
         goto fail_rpc;
+    rc = aos__progress_thread_start();
+    if (rc != AOS_OK)
+        goto fail_coll;
     /* Nobody touches a peer's memory before every PE has set its up. */
     rc = aos_barrier_all();
     if (rc != AOS_OK)
@@ -137,6 +152,8 @@ int aos_init(void)
 
 fail_thread:
     aos__progress_thread_stop();
+fail_coll:
+    aos__coll_stop();
 fail_rpc:
     aos__rpc_stop();
 fail_notify:
@@ -167,6 +184,7 @@ int aos_finalize(void)
     if (rc == AOS_OK)
         rc = brc;
     aos__progress_thread_stop();
+    aos__coll_stop();
     aos__rpc_stop();
     aos__notify_stop();
     rt->initialized = 0;

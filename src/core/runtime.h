@@ -38,6 +38,7 @@ struct aos__runtime {
 
     /* Arena layout, identical on every PE (checked at bootstrap). */
     uint64_t arena_size;
+    uint64_t coll_off, coll_size; /* team slots (coll/team.h) */
     uint64_t static_off, static_len;
     uintptr_t static_lo; /* address of the program's writable data (page aligned) */
     uint64_t heap_off, heap_size;
@@ -51,7 +52,6 @@ struct aos__runtime {
     struct aos__range_alloc segspace; /* owner-private segment memory */
     struct aos__remap *remaps;
 
-    uint64_t barrier_epoch;
     size_t pending_requests; /* asynchronous requests aos__progress must poll */
     size_t page_size;
 };

@@ -1,0 +1,75 @@
+/* All-to-all: after a sync (every source ready, every dest free) each
+ * member copies its block out of every member's source, starting with the
+ * member after itself so that the readers of one source are spread; a
+ * closing sync keeps the sources unchanged until all have copied. */
+#include <stdint.h>
+
+#include "coll/team.h"
+#include "core/runtime.h"
+#include "rma/block_copy.h"
+
+/* Bytes spanned by n elements of esize bytes every `stride` elements. */
+static int strided_extent(size_t n, size_t stride, size_t esize, size_t *extent)
+{
+    if (n == 0) {
+        *extent = 0;
+        return AOS_OK;
+    }
+    if (stride > SIZE_MAX / esize || n - 1 > (SIZE_MAX - esize) / (stride * esize))
+        return AOS_ERR_SIZE;
+    *extent = (n - 1) * stride * esize + esize;
+    return AOS_OK;
+}
+
+/* The shared part: checks, then for each rank r its block via copy_block. */
+static int alltoall_run(aos_team_t *team, void *dest, const void *source, size_t nelems,
+                        size_t dst, size_t sst, size_t esize)
+{
+    int rc = aos__team_check(team);
+    if (rc != AOS_OK)
+        return rc;
+    if (dst == 0 || sst == 0 || (esize & (esize - 1)) != 0 || esize == 0 || esize > 16)
+        return AOS_ERR_INVALID;
+    size_t n = (size_t)team->size, dext, sext;
+    if (nelems > SIZE_MAX / n)
+        return AOS_ERR_SIZE;
+    rc = strided_extent(n * nelems, dst, esize, &dext);
+    if (rc == AOS_OK)
+        rc = strided_extent(n * nelems, sst, esize, &sext);
+    uint64_t dest_off, src_off;
+    if (rc == AOS_OK)
+        rc = aos__coll_locate(dest, dext, &dest_off);
+    if (rc == AOS_OK)
+        rc = aos__coll_locate(source, sext, &src_off);
+    if (rc == AOS_OK && aos__overlap(dest, dext, source, sext))
+        rc = AOS_ERR_OVERLAP;
+    if (rc != AOS_OK || nelems == 0)
+        return rc;
+    rc = aos__team_sync(team);
+    aos_block_t b = {.run = esize,
+                     .count = {nelems, 1},
+                     .local_stride = {dst * esize, 0},
+                     .remote_stride = {sst * esize, 0}};
+    size_t me = (size_t)team->me;
+    for (size_t i = 0; rc == AOS_OK && i < n; i++) {
+        size_t r = (me + i) % n;
+        char *to = (char *)dest + r * nelems * dst * esize;
+        const char *from = aos__team_peer(team, (int)r, src_off) + me * nelems * sst * esize;
+        if (dst == 1 && sst == 1)
+            memcpy(to, from, nelems * esize);
+        else
+            aos__block_copy(to, b.local_stride, from, b.remote_stride, &b);
+    }
+    return rc != AOS_OK ? rc : aos__team_sync(team);
+}
+
+int aos_alltoall(aos_team_t *team, void *dest, const void *source, size_t nbytes)
+{
+    return alltoall_run(team, dest, source, nbytes, 1, 1, 1);
+}
+
+int aos_alltoalls(aos_team_t *team, void *dest, const void *source, size_t dst, size_t sst,
+                  size_t nelems, size_t elem_size)
+{
+    return alltoall_run(team, dest, source, nelems, dst, sst, elem_size);
+}

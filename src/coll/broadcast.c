@@ -1,0 +1,240 @@
+/* Broadcast: a pipelined tree over one-sided reads.
+ *
+ * The tree has two tiers: among the leaders of the team's clusters (the
+ * root leads its own), then inside each cluster from its leader; each tier
+ * has the per-level fan-outs the model chose (coll/plan.c). Data moves in
+ * chunks. A parent exposes what it has, its children copy it in parallel
+ * straight from the parent's buffer (the root's source, anybody else's
+ * dest: symmetric, so no staging copy), and each child tells its own
+ * children as soon as a chunk has landed, so chunk c + 1 moves down one
+ * level while chunk c moves down the next. The root exposes all its chunks
+ * at once.
+ *
+ *   parent -> child : down word of the parent's rank in the child's slot =
+ *                     base + chunks ready
+ *   child -> parent : ack word of the child's rank in the parent's slot =
+ *                     base + nchunks once it has read everything
+ *
+ * A PE returns once its children have acknowledged (its buffer is the
+ * user's again). The values come from the team sequence: base is the
+ * sequence at entry, and every member advances it by nchunks. */
+#include <string.h>
+
+#include "arch/atomics.h"
+#include "coll/team.h"
+#include "core/runtime.h"
+#include "core/wait.h"
+
+/* Fan-out of level lvl (0-terminated vector; past its end the last one). */
+static int level_k(const int *kv, int lvl)
+{
+    int k = 1;
+    for (int i = 0; i <= lvl && kv[i] != 0; i++)
+        k = kv[i];
+    return k;
+}
+
+/* In a breadth-first tree of n positions with level fan-outs kv: the parent
+ * of pos (-1 at 0) and its children [*first, *first + *count). */
+static void bfs_links(int pos, int n, const int *kv, int *parent, int *first, int *count)
+{
+    long start = 0, width = 1, prev_start = 0;
+    int lvl = 0;
+    while (pos >= start + width) {
+        prev_start = start;
+        start += width;
+        width *= level_k(kv, lvl);
+        lvl++;
+    }
+    long q = pos - start;
+    *parent = lvl == 0 ? -1 : (int)(prev_start + q / level_k(kv, lvl - 1));
+    long k = level_k(kv, lvl);
+    long f = start + width + q * k;
+    long c = f >= n ? 0 : (f + k > n ? n - f : k);
+    *first = (int)f;
+    *count = (int)c;
+}
+
+/* The leader of cluster c for this root: the root in its own cluster, else
+ * the cluster's lowest rank. */
+static int cluster_leader(const aos_team_t *t, int c, int root)
+{
+    if (t->cluster[root] == c)
+        return root;
+    for (int r = 0; r < t->size; r++)
+        if (t->cluster[r] == c)
+            return r;
+    return -1;
+}
+
+/* Position of cluster c in the leaders' order (root's cluster first). */
+static int cluster_pos(const aos_team_t *t, int c, int root)
+{
+    int rc = t->cluster[root];
+    return c == rc ? 0 : c + (c < rc);
+}
+
+static int cluster_at(const aos_team_t *t, int pos, int root)
+{
+    int rc = t->cluster[root];
+    return pos == 0 ? rc : (pos - 1 < rc ? pos - 1 : pos);
+}
+
+/* Rank at position pos of cluster c's inner order (leader first). */
+static int inner_rank(const aos_team_t *t, int c, int pos, int leader)
+{
+    if (pos == 0)
+        return leader;
+    for (int r = 0, i = 0; r < t->size; r++) {
+        if (t->cluster[r] != c || r == leader)
+            continue;
+        if (++i == pos)
+            return r;
+    }
+    return -1;
+}
+
+static void build_tree(aos_team_t *t, int root)
+{
+    struct aos__tree *tr = &t->tree;
+    const struct aos__bcast_plan *p = &t->plan;
+    int me = t->me, c = t->cluster[me];
+    int leader = cluster_leader(t, c, root);
+    /* My position in the cluster's order: the leader, then the rest by rank. */
+    int csize = 0, mypos = me == leader ? 0 : 1;
+    for (int r = 0; r < t->size; r++) {
+        csize += t->cluster[r] == c;
+        mypos += me != leader && r < me && t->cluster[r] == c && r != leader;
+    }
+    int parent, first, count;
+    tr->nchildren = 0;
+    tr->parent = -1;
+    if (me == leader) {
+        bfs_links(cluster_pos(t, c, root), t->nclusters, p->leader_fanout, &parent, &first,
+                  &count);
+        if (parent >= 0)
+            tr->parent = cluster_leader(t, cluster_at(t, parent, root), root);
+        for (int i = 0; i < count; i++) {
+            int cc = cluster_at(t, first + i, root);
+            tr->children[tr->nchildren++] = cluster_leader(t, cc, root);
+        }
+    }
+    bfs_links(mypos, csize, p->inner_fanout, &parent, &first, &count);
+    if (parent >= 0)
+        tr->parent = inner_rank(t, c, parent, leader);
+    for (int i = 0; i < count; i++)
+        tr->children[tr->nchildren++] = inner_rank(t, c, first + i, leader);
+    tr->root = root;
+}
+
+static void plan_for(aos_team_t *t, size_t nbytes, int root)
+{
+    if (t->plan_bytes != nbytes) {
+        int cluster_max = 0;
+        for (int c = 0; c < t->nclusters; c++) {
+            int k = 0;
+            for (int r = 0; r < t->size; r++)
+                k += t->cluster[r] == c;
+            cluster_max = k > cluster_max ? k : cluster_max;
+        }
+        aos__model_plan_bcast(aos__model(), t->size, t->nclusters, cluster_max, nbytes,
+                              &t->plan);
+        t->plan_bytes = nbytes;
+        t->tree.root = -1;
+    }
+    if (t->tree.root != root)
+        build_tree(t, root);
+}
+
+static int signal_children(const aos_team_t *t, uint64_t value)
+{
+    for (int i = 0; i < t->tree.nchildren; i++) {
+        int rc = aos__team_signal(t, t->tree.children[i], AOS__SLOT_DOWN(t->me), value);
+        if (rc != AOS_OK)
+            return rc;
+    }
+    return AOS_OK;
+}
+
+struct down_wait {
+    const uint64_t *word;
+    uint64_t above;
+};
+
+static int down_moved(const void *ctx)
+{
+    const struct down_wait *w = ctx;
+    /* Acquire: pairs with the release in the parent's signal_store, after
+     * which the chunks it announces are in its buffer. */
+    return aos__load_acquire(w->word) > w->above;
+}
+
+/* Copies chunks from the parent's buffer as they are announced, passing
+ * each announcement on to my children. */
+static int receive(aos_team_t *t, char *dest, const char *from, size_t nbytes, size_t chunk,
+                   uint64_t base, uint64_t nchunks)
+{
+    uint64_t word_off = aos__slot_off(t->slot) + AOS__SLOT_DOWN(t->tree.parent);
+    struct down_wait w = {(const uint64_t *)(void *)(aos__rt.my_base + word_off), base};
+    while (w.above < base + nchunks) {
+        if (!down_moved(&w)) {
+            int rc = aos__wait(down_moved, &w, AOS__FOREVER,
+                               (struct aos__watch){word_off, word_off + 8});
+            if (rc != AOS_OK)
+                return rc;
+        }
+        uint64_t ready = aos__load_acquire(w.word); /* see down_moved */
+        if (ready > base + nchunks)
+            ready = base + nchunks;
+        size_t lo = (size_t)(w.above - base) * chunk;
+        size_t hi = (size_t)(ready - base) * chunk;
+        if (hi > nbytes)
+            hi = nbytes;
+        memcpy(dest + lo, from + lo, hi - lo);
+        w.above = ready;
+        int rc = signal_children(t, ready);
+        if (rc != AOS_OK)
+            return rc;
+    }
+    return aos__team_signal(t, t->tree.parent, AOS__SLOT_ACK(t->me), base + nchunks);
+}
+
+int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbytes, int root)
+{
+    int rc = aos__team_check(team);
+    if (rc != AOS_OK)
+        return rc;
+    if (root < 0 || root >= team->size)
+        return AOS_ERR_PE;
+    uint64_t dest_off, src_off;
+    rc = aos__coll_locate(dest, nbytes, &dest_off);
+    if (rc == AOS_OK)
+        rc = aos__coll_locate(source, nbytes, &src_off);
+    if (rc != AOS_OK)
+        return rc;
+    if (dest != source && aos__overlap(dest, nbytes, source, nbytes))
+        return AOS_ERR_OVERLAP;
+    if (nbytes == 0 || team->size == 1) {
+        if (team->me == root && dest != source)
+            memcpy(dest, source, nbytes);
+        return AOS_OK;
+    }
+    plan_for(team, nbytes, root);
+    size_t chunk = team->plan.chunk;
+    uint64_t nchunks = (nbytes + chunk - 1) / chunk;
+    uint64_t base = team->seq;
+    team->seq += nchunks;
+    if (team->me == root) {
+        rc = signal_children(team, base + nchunks);
+        if (rc == AOS_OK && dest != source)
+            memcpy(dest, source, nbytes);
+    } else {
+        /* The root's data is in its source; everybody else's in its dest. */
+        uint64_t from = team->tree.parent == root ? src_off : dest_off;
+        rc = receive(team, dest, aos__team_peer(team, team->tree.parent, from), nbytes, chunk,
+                     base, nchunks);
+    }
+    for (int i = 0; rc == AOS_OK && i < team->tree.nchildren; i++)
+        rc = aos__team_wait(team, AOS__SLOT_ACK(team->tree.children[i]), base + nchunks);
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* The machine model collectives plan with (DESIGN.md §2 "Model").
+ *
+ * Parameters, in nanoseconds, measured by aos-probe and stored in a file
+ * the library reads at aos_init: $AOS_MODEL_FILE, else
+ * $XDG_CACHE_HOME/aos/model, else $HOME/.cache/aos/model. Without a file
+ * the defaults below stand in (safe: they only steer choices). */
+#ifndef AOS_COLL_MODEL_H
+#define AOS_COLL_MODEL_H
+
+#include <stddef.h>
+
+/* X(field, key in the file, default, meaning) */
+#define AOS__MODEL_TABLE(X)                                                                \
+    X(L, "latency_ns", 250.0, "one-way latency: a signal until its waiter sees it")       \
+    X(o, "overhead_ns", 40.0, "sender's time to issue one signal")                        \
+    X(g, "gap_ns", 40.0, "least time between consecutive signals of one PE")              \
+    X(G, "per_byte_ns", 0.1, "copying one byte from a peer's memory (inverse bandwidth)") \
+    X(c, "contention_ns", 40.0, "T(n) = c n + b: n PEs reading one line a writer changed") \
+    X(b, "contention_base_ns", 100.0, "the b of T(n)")                                    \
+    X(put_initiator, "put_initiator_ns", 30.0, "8-byte put: time in the initiator's call") \
+    X(put_transfer, "put_transfer_ns", 150.0, "8-byte put: until the data is at the target") \
+    X(put_completion, "put_completion_ns", 100.0, "8-byte put: until the initiator knows")
+
+struct aos__model {
+#define AOS__MODEL_FIELD(field, key, def, meaning) double field;
+    AOS__MODEL_TABLE(AOS__MODEL_FIELD)
+#undef AOS__MODEL_FIELD
+    int from_file; /* 1 when read from a file, 0 for the defaults */
+};
+
+/* The model in effect (the defaults before aos_init). */
+const struct aos__model *aos__model(void);
+/* Loads the model at aos_init. AOS_ERR_CONFIG (and a message) when
+ * AOS_MODEL_FILE names a file that cannot be read or parsed. */
+int aos__model_start(void);
+/* Where the model file is looked for; 0 on success. */
+int aos__model_path(char *buf, size_t len);
+/* Reads / writes a model file; AOS_OK or AOS_ERR_CONFIG / AOS_ERR_SYSTEM. */
+int aos__model_read(const char *path, struct aos__model *m);
+int aos__model_write(const char *path, const struct aos__model *m, const char *comment);
+void aos__model_defaults(struct aos__model *m);
+
+/* A broadcast plan: fan-outs per tree level among cluster leaders and
+ * inside a cluster (0-terminated), and the pipeline's chunk size. */
+#define AOS__PLAN_LEVELS 12
+struct aos__bcast_plan {
+    int leader_fanout[AOS__PLAN_LEVELS + 1];
+    int inner_fanout[AOS__PLAN_LEVELS + 1];
+    size_t chunk;
+    double predicted_ns;
+};
+
+/* The plan with the least predicted time for `bytes` over n PEs in
+ * nclusters clusters of at most `cluster_max` PEs. */
+void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int cluster_max,
+                           size_t bytes, struct aos__bcast_plan *plan);
+/* Predicted time of one collective on a team of n PEs in one cluster. */
+double aos__model_predict_barrier(const struct aos__model *m, int n);
+double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t bytes);
+
+#endif

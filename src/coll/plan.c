@@ -1,0 +1,136 @@
+/* Planning collectives with the machine model: predicted times, and the
+ * broadcast tree that minimises them ("optimal broadcast tree": choose the
+ * depth d and fan-outs k_1..k_d minimising the sum of per-level costs).
+ *
+ * One level of a broadcast tree, for a chunk of s bytes, costs
+ *     stage(k) = L + s G f(k) + k' o
+ * a signal reaching the child (L), the child copying the chunk while its k
+ * siblings copy the same lines (f(k) = T(k) / T(1), the model's contention
+ * curve), and the child signalling its own k' children. A pipeline of
+ * nchunks chunks over d levels takes the sum of the stages for the first
+ * chunk and the slowest stage for each further one, plus L for the last
+ * acknowledgement. */
+#include <math.h>
+
+#include "coll/model.h"
+#include "coll/team.h"
+
+static double contention(const struct aos__model *m, int k)
+{
+    double one = m->c + m->b;
+    return one > 0.0 ? (m->c * k + m->b) / one : 1.0;
+}
+
+struct search {
+    const struct aos__model *m;
+    int n;              /* PEs to reach */
+    double s;           /* chunk bytes */
+    double nchunks;
+    int k[AOS__PLAN_LEVELS];
+    int best_k[AOS__PLAN_LEVELS + 1];
+    double best;
+};
+
+/* Cost of fan-outs k[0..d) as a pipeline (see the top of the file). */
+static double tree_cost(const struct search *S, const int *k, int d)
+{
+    const struct aos__model *m = S->m;
+    double sum = 0.0, worst = 0.0;
+    for (int i = 0; i < d; i++) {
+        int next = i + 1 < d ? k[i + 1] : 0;
+        double stage = m->L + S->s * m->G * contention(m, k[i]) + next * m->o;
+        sum += stage;
+        worst = stage > worst ? stage : worst;
+    }
+    return sum + (S->nchunks - 1.0) * worst + m->L + k[0] * m->o;
+}
+
+/* Depth-first over non-increasing fan-outs until the tree reaches n PEs. */
+static void search_from(struct search *S, int depth, long covered, long width, int kmax)
+{
+    for (int k = kmax; k >= 1; k--) {
+        S->k[depth] = k;
+        long next_width = width * k;
+        long reach = covered + next_width;
+        if (reach >= S->n || depth + 1 == AOS__PLAN_LEVELS) {
+            double cost = tree_cost(S, S->k, depth + 1);
+            if (reach >= S->n && cost < S->best) {
+                S->best = cost;
+                for (int i = 0; i <= depth; i++)
+                    S->best_k[i] = S->k[i];
+                S->best_k[depth + 1] = 0;
+            }
+            continue;
+        }
+        if (tree_cost(S, S->k, depth + 1) >= S->best)
+            continue; /* deeper only costs more */
+        search_from(S, depth + 1, reach, next_width, k);
+    }
+}
+
+/* Best fan-outs to reach n PEs with chunks of s bytes; returns the cost. */
+static double best_tree(const struct aos__model *m, int n, double s, double nchunks, int *out)
+{
+    out[0] = 0;
+    if (n <= 1)
+        return 0.0;
+    struct search S = {.m = m, .n = n, .s = s, .nchunks = nchunks, .best = INFINITY};
+    int kmax = n - 1 < 32 ? n - 1 : 32;
+    search_from(&S, 0, 1, 1, kmax);
+    for (int i = 0; i <= AOS__PLAN_LEVELS; i++) {
+        out[i] = S.best_k[i];
+        if (out[i] == 0)
+            break;
+    }
+    return S.best;
+}
+
+void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int cluster_max,
+                           size_t bytes, struct aos__bcast_plan *plan)
+{
+    static const size_t chunks[] = {8u << 10, 16u << 10, 32u << 10, 64u << 10, 128u << 10,
+                                    256u << 10, 512u << 10};
+    plan->predicted_ns = INFINITY;
+    plan->chunk = bytes > 0 ? bytes : 1;
+    plan->leader_fanout[0] = plan->inner_fanout[0] = 0;
+    for (size_t i = 0; i <= sizeof chunks / sizeof chunks[0]; i++) {
+        size_t chunk = i < sizeof chunks / sizeof chunks[0] ? chunks[i] : bytes;
+        if (chunk == 0 || (chunk > bytes && i < sizeof chunks / sizeof chunks[0]))
+            continue;
+        double nchunks = ceil((double)bytes / (double)chunk);
+        if (nchunks < 1.0)
+            nchunks = 1.0;
+        int lead[AOS__PLAN_LEVELS + 1], inner[AOS__PLAN_LEVELS + 1];
+        double t = best_tree(m, nclusters, (double)chunk, nchunks, lead) +
+                   best_tree(m, n > cluster_max ? cluster_max : n, (double)chunk, nchunks, inner);
+        if (t < plan->predicted_ns) {
+            plan->predicted_ns = t;
+            plan->chunk = chunk;
+            for (int l = 0; l <= AOS__PLAN_LEVELS; l++) {
+                plan->leader_fanout[l] = lead[l];
+                plan->inner_fanout[l] = inner[l];
+            }
+        }
+    }
+}
+
+double aos__model_predict_barrier(const struct aos__model *m, int n)
+{
+    int rounds = 0;
+    for (int dist = 1; dist < n; dist <<= 1)
+        rounds++;
+    return rounds * (m->o + m->L);
+}
+
+double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t bytes)
+{
+    if (n <= 1)
+        return (double)bytes * m->G;
+    double f = contention(m, n);
+    if (bytes <= AOS__XCHG_BYTES) /* the exchange: push to n - 1 PEs, fold n contributions */
+        return (n - 1) * (m->g + (double)bytes * m->G) + m->L + n * (double)bytes * m->G;
+    /* slices: three barriers, each PE folds its slice of every source, then
+     * gathers the other slices */
+    double copy = (double)bytes * m->G * f;
+    return 3.0 * aos__model_predict_barrier(m, n) + copy + copy * (n - 1) / n;
+}

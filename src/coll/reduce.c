@@ -1,0 +1,123 @@
+/* Reductions. Up to AOS__XCHG_BYTES of data: one exchange (every member
+ * pushes its source into every member's slot) and a local fold. Beyond:
+ * each member folds one slice of every member's source straight from their
+ * memory, then copies the other slices from their owners (allreduce), or
+ * the root folds everything (reduce). Folds always run rank 0, 1, ..., so
+ * floating-point results are the same bits on every member and path. */
+#include <stdalign.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/reduce_ops.h"
+#include "coll/team.h"
+#include "core/runtime.h"
+
+#define FOLD_CHUNK 8192 /* bytes folded at a time, in a buffer that stays in L1 */
+
+/* dest[lo, hi) (bytes) = fold over the ranks of their source at src_off. */
+static void fold_range(const aos_team_t *t, char *dest, uint64_t src_off, size_t lo, size_t hi,
+                       size_t tsize, aos_type_t type, aos_op_t op)
+{
+    alignas(64) unsigned char acc[FOLD_CHUNK];
+    for (size_t at = lo; at < hi; at += FOLD_CHUNK) {
+        size_t len = hi - at < FOLD_CHUNK ? hi - at : FOLD_CHUNK;
+        memcpy(acc, aos__team_peer(t, 0, src_off) + at, len);
+        for (int r = 1; r < t->size; r++)
+            aos__reduce_fold(acc, aos__team_peer(t, r, src_off) + at, len / tsize, type, op);
+        memcpy(dest + at, acc, len); /* after the reads: dest may be my source */
+    }
+}
+
+/* Element range [lo, hi) of rank r's slice, in bytes. */
+static void slice_of(const aos_team_t *t, int r, size_t count, size_t tsize, size_t *lo,
+                     size_t *hi)
+{
+    size_t per = count / (size_t)t->size, extra = count % (size_t)t->size;
+    size_t first = (size_t)r * per + ((size_t)r < extra ? (size_t)r : extra);
+    *lo = first * tsize;
+    *hi = (first + per + ((size_t)r < extra)) * tsize;
+}
+
+struct reduce_args {
+    uint64_t dest_off, src_off;
+    size_t bytes, tsize;
+};
+
+static int check(aos_team_t *team, void *dest, const void *source, size_t count,
+                 aos_type_t type, aos_op_t op, struct reduce_args *a)
+{
+    int rc = aos__team_check(team);
+    if (rc == AOS_OK)
+        rc = aos__reduce_check(type, op);
+    if (rc != AOS_OK)
+        return rc;
+    a->tsize = aos_type_size(type);
+    if (count > SIZE_MAX / a->tsize)
+        return AOS_ERR_SIZE;
+    a->bytes = count * a->tsize;
+    rc = aos__coll_locate(dest, a->bytes, &a->dest_off);
+    if (rc == AOS_OK)
+        rc = aos__coll_locate(source, a->bytes, &a->src_off);
+    if (rc == AOS_OK && dest != source && aos__overlap(dest, a->bytes, source, a->bytes))
+        rc = AOS_ERR_OVERLAP;
+    return rc;
+}
+
+/* The exchange path: contributions in my slot, folded in rank order. */
+static int reduce_small(aos_team_t *team, void *dest, const void *source,
+                        const struct reduce_args *a, aos_type_t type, aos_op_t op, int fold)
+{
+    const struct aos__xchg_entry *all;
+    int rc = aos__team_exchange(team, source, a->bytes, &all);
+    if (rc != AOS_OK || !fold)
+        return rc;
+    memcpy(dest, all[0].data, a->bytes);
+    for (int r = 1; r < team->size; r++)
+        aos__reduce_fold(dest, all[r].data, a->bytes / a->tsize, type, op);
+    return AOS_OK;
+}
+
+int aos_allreduce(aos_team_t *team, void *dest, const void *source, size_t count,
+                  aos_type_t type, aos_op_t op)
+{
+    struct reduce_args a;
+    int rc = check(team, dest, source, count, type, op, &a);
+    if (rc != AOS_OK || a.bytes == 0)
+        return rc;
+    if (a.bytes <= AOS__XCHG_BYTES)
+        return reduce_small(team, dest, source, &a, type, op, 1);
+    size_t lo, hi;
+    rc = aos__team_sync(team); /* every source is ready */
+    if (rc != AOS_OK)
+        return rc;
+    slice_of(team, team->me, count, a.tsize, &lo, &hi);
+    fold_range(team, dest, a.src_off, lo, hi, a.tsize, type, op);
+    rc = aos__team_sync(team); /* every slice is folded */
+    if (rc != AOS_OK)
+        return rc;
+    for (int i = 1; i < team->size; i++) {
+        int r = (team->me + i) % team->size; /* spread the readers over the owners */
+        slice_of(team, r, count, a.tsize, &lo, &hi);
+        memcpy((char *)dest + lo, aos__team_peer(team, r, a.dest_off) + lo, hi - lo);
+    }
+    return aos__team_sync(team); /* nobody reads my buffers any more */
+}
+
+int aos_reduce(aos_team_t *team, void *dest, const void *source, size_t count,
+               aos_type_t type, aos_op_t op, int root)
+{
+    struct reduce_args a;
+    int rc = check(team, dest, source, count, type, op, &a);
+    if (rc != AOS_OK)
+        return rc;
+    if (root < 0 || root >= team->size)
+        return AOS_ERR_PE;
+    if (a.bytes == 0)
+        return AOS_OK;
+    if (a.bytes <= AOS__XCHG_BYTES)
+        return reduce_small(team, dest, source, &a, type, op, team->me == root);
+    rc = aos__team_sync(team);
+    if (rc == AOS_OK && team->me == root)
+        fold_range(team, dest, a.src_off, 0, a.bytes, a.tsize, type, op);
+    return rc != AOS_OK ? rc : aos__team_sync(team);
+}

@@ -1,0 +1,134 @@
+/* Teams and the shared words their collectives synchronise on.
+ *
+ * Every PE's arena holds AOS__TEAM_SLOTS team slots (layout below, region
+ * [coll_off, +coll_size) of core/layout.h). A team occupies the same slot
+ * index on all its members, chosen when the team is made from the slots
+ * free on every member of the parent. Each PE waits only on words in its own
+ * slot, which the others write with the transport's signal_store (a release
+ * store that wakes a sleeping owner); data moves by load/store between the
+ * members' symmetric buffers.
+ *
+ * Every signalled word holds a value of the team's sequence `seq`, which all
+ * members advance identically, collective by collective, and which never
+ * goes back (a reused slot starts above everything its old team wrote). So
+ * no flag is ever reset: a waiter asks "has this word reached v?". */
+#ifndef AOS_COLL_TEAM_H
+#define AOS_COLL_TEAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aos.h"
+#include "core/layout.h"
+#include "coll/model.h"
+#include "core/runtime.h"
+
+#define AOS__TEAM_SLOTS 64     /* bits of the free mask */
+#define AOS__MAX_FANOUT 32     /* children of one PE in a broadcast tree */
+#define AOS__XCHG_BYTES 512    /* largest contribution to an exchange */
+
+/* A slot: the barrier's round words, then two words per team rank, then the
+ * exchange entries [2][npes] (two parities). */
+struct aos__slot_head {
+    struct aos__line_word round[AOS__MAX_BARRIER_ROUNDS]; /* barrier round r */
+};
+
+/* Words that team rank r writes into my slot. Keyed by the writer, not by
+ * its position in a tree: the trees change with the root, and a PE already
+ * in its next broadcast must not overwrite what its predecessor in my tree
+ * still has to tell me. */
+struct aos__slot_rank {
+    struct aos__line_word down; /* r is my parent: chunks ready in its buffer */
+    struct aos__line_word ack;  /* r is my child: done reading my buffer */
+};
+_Static_assert(sizeof(struct aos__slot_head) == AOS__MAX_BARRIER_ROUNDS * AOS__LINE,
+               "slot head is whole lines");
+_Static_assert(sizeof(struct aos__slot_rank) == 2 * AOS__LINE, "two lines per rank");
+
+/* One member's contribution to an exchange, pushed into every member's slot:
+ * the data, then (release) the sequence value that says it is there. */
+struct aos__xchg_entry {
+    unsigned char data[AOS__XCHG_BYTES];
+    struct aos__line_word seq;
+};
+_Static_assert(sizeof(struct aos__xchg_entry) == AOS__XCHG_BYTES + AOS__LINE, "entry lines");
+_Static_assert(offsetof(struct aos__xchg_entry, seq) % AOS__LINE == 0, "seq on its own line");
+
+static inline uint64_t aos__slot_size(int npes)
+{
+    return sizeof(struct aos__slot_head) + (uint64_t)npes * sizeof(struct aos__slot_rank) +
+           2u * (uint64_t)npes * sizeof(struct aos__xchg_entry);
+}
+
+/* Byte offsets inside a slot. */
+#define AOS__SLOT_ROUND(r) ((size_t)(r) * AOS__LINE)
+#define AOS__SLOT_DOWN(rank)                                                               \
+    (sizeof(struct aos__slot_head) + (size_t)(rank) * sizeof(struct aos__slot_rank))
+#define AOS__SLOT_ACK(rank) (AOS__SLOT_DOWN(rank) + AOS__LINE)
+#define AOS__SLOT_ENTRY(npes, parity, rank)                                                \
+    (sizeof(struct aos__slot_head) + (size_t)(npes) * sizeof(struct aos__slot_rank) +      \
+     ((size_t)(parity) * (size_t)(npes) + (size_t)(rank)) * sizeof(struct aos__xchg_entry))
+
+/* The broadcast tree around one PE for one root (see team.c). */
+struct aos__tree {
+    int root;                          /* team rank the tree is built for; -1 none */
+    int parent;                        /* team rank; -1 at the root */
+    int nchildren;
+    int children[2 * AOS__MAX_FANOUT]; /* team ranks: across clusters, then inside */
+};
+
+struct aos_team {
+    int slot;
+    int size;        /* members */
+    int me;          /* my rank in the team */
+    int *pes;        /* world PE of each rank */
+    int *cluster;    /* cluster of each rank, renumbered 0.. in order of first rank */
+    int nclusters;
+    uint64_t seq;    /* the team's sequence (see above) */
+    uint64_t xchg_count; /* exchanges done: their parity */
+    int predefined;  /* world/node/cluster: not destroyed by the user */
+    struct aos__tree tree; /* cached for the last root and plan */
+    size_t plan_bytes;     /* the size `plan` was made for; 0 none */
+    struct aos__bcast_plan plan;
+};
+
+/* Start: slots 0-2 become world, node and cluster. Stop frees them. */
+int aos__coll_start(void);
+void aos__coll_stop(void);
+
+/* Arena offset of a word in `slot` (same on every PE). */
+uint64_t aos__slot_off(int slot);
+
+/* Signals `value` into the word at byte `word_off` of the slot of team rank
+ * `rank` (its owner's acquire load pairs with the release inside). */
+int aos__team_signal(const aos_team_t *team, int rank, size_t word_off, uint64_t value);
+/* Waits until my slot's word at word_off has reached value. */
+int aos__team_wait(const aos_team_t *team, size_t word_off, uint64_t value);
+/* Where symmetric memory at arena offset `off` is on team rank `rank`. */
+static inline char *aos__team_peer(const aos_team_t *team, int rank, uint64_t off)
+{
+    return aos__rt.peers[team->pes[rank]].base + off;
+}
+
+/* Barrier over the team without the quiet of the public barrier. */
+int aos__team_sync(aos_team_t *team);
+/* All members contribute len <= AOS__XCHG_BYTES bytes; on return *entries
+ * points at an array of team->size entries of my slot, entry r holding rank
+ * r's contribution, valid until the team's exchange after next. */
+int aos__team_exchange(aos_team_t *team, const void *mine, size_t len,
+                       const struct aos__xchg_entry **entries);
+
+/* Checks the handle: AOS_ERR_NULL / AOS_ERR_NOT_INITIALIZED / AOS_ERR_INVALID. */
+int aos__team_check(const aos_team_t *team);
+/* 1 when [a, a + alen) and [b, b + blen) share a byte. */
+static inline int aos__overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return alen > 0 && blen > 0 && x < y + blen && y < x + alen;
+}
+
+/* *off = the arena offset of symmetric [addr, addr + len); len 0 passes
+ * (with *off 0). AOS_ERR_NOT_SYMMETRIC / AOS_ERR_BOUNDS otherwise. */
+int aos__coll_locate(const void *addr, size_t len, uint64_t *off);
+
+#endif
