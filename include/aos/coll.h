@@ -7,8 +7,9 @@
  * when the teams share PEs, as long as each PE calls them in one order.
  *
  * Buffers: dest and source are symmetric addresses (aos_malloc'd memory or
- * global variables; AOS_ERR_NOT_SYMMETRIC otherwise), because members read
- * each other's buffers directly. On return every buffer of the call may be
+ * global variables; AOS_ERR_NOT_SYMMETRIC otherwise), the same on every
+ * member (collect excepted: there each member's source may be its own),
+ * because members read each other's buffers directly. On return every buffer of the call may be
  * reused on this PE. A zero size is a valid no-op (the call still returns
  * only when the collective is complete on this PE).
  *

@@ -139,6 +139,11 @@ static void plan_for(aos_team_t *t, size_t nbytes, int root)
         }
         aos__model_plan_bcast(aos__model(), t->size, t->nclusters, cluster_max, nbytes,
                               &t->plan);
+        const int *lk = t->plan.leader_fanout, *ik = t->plan.inner_fanout;
+        aos__debug("broadcast %zu B over %d PEs in %d clusters: fan-outs across %d,%d,... "
+                   "inside %d,%d,..., chunk %zu, predicted %.0f ns",
+                   nbytes, t->size, t->nclusters, lk[0], lk[0] ? lk[1] : 0, ik[0],
+                   ik[0] ? ik[1] : 0, t->plan.chunk, t->plan.predicted_ns);
         t->plan_bytes = nbytes;
         t->tree.root = -1;
     }

@@ -54,17 +54,17 @@ int aos_collect(aos_team_t *team, void *dest, const void *source, size_t nbytes)
     int rc = aos__team_check(team);
     if (rc != AOS_OK)
         return rc;
-    /* Everyone's size, and whether its source is good: sizes differ between
-     * members, so a bad source may be bad on one member only, and the
-     * others must not wait for it. */
+    /* Everyone's size, where its source is, and whether it is good: sizes
+     * differ between members, so a source may be bad on one member only,
+     * and the others must not wait for it. */
     uint64_t src_off;
     int src_rc = aos__coll_locate(source, nbytes, &src_off);
-    uint64_t mine[2] = {nbytes, src_rc == AOS_OK};
+    uint64_t mine[3] = {nbytes, src_rc == AOS_OK, src_off};
     const struct aos__xchg_entry *all;
     rc = aos__team_exchange(team, mine, sizeof mine, &all);
     if (rc != AOS_OK)
         return rc;
-    uint64_t lens[2];
+    uint64_t lens[3];
     size_t total = 0;
     int overflow = 0, bad = 0;
     for (int r = 0; r < team->size; r++) {
@@ -86,7 +86,7 @@ int aos_collect(aos_team_t *team, void *dest, const void *source, size_t nbytes)
     size_t off = 0;
     for (int r = 0; rc == AOS_OK && r < team->size; r++) {
         memcpy(lens, all[r].data, sizeof lens);
-        memcpy((char *)dest + off, aos__team_peer(team, r, src_off), (size_t)lens[0]);
+        memcpy((char *)dest + off, aos__team_peer(team, r, lens[2]), (size_t)lens[0]);
         off += (size_t)lens[0];
     }
     return rc != AOS_OK ? rc : aos__team_sync(team);
