@@ -129,7 +129,7 @@ static void build_tree(aos_team_t *t, int root)
 
 static void plan_for(aos_team_t *t, size_t nbytes, int root)
 {
-    if (t->plan_bytes != nbytes) {
+    if (t->plan_bytes != nbytes || t->plan_model != aos__model_generation()) {
         int cluster_max = 0;
         for (int c = 0; c < t->nclusters; c++) {
             int k = 0;
@@ -145,6 +145,7 @@ static void plan_for(aos_team_t *t, size_t nbytes, int root)
                    nbytes, t->size, t->nclusters, lk[0], lk[0] ? lk[1] : 0, ik[0],
                    ik[0] ? ik[1] : 0, t->plan.chunk, t->plan.predicted_ns);
         t->plan_bytes = nbytes;
+        t->plan_model = aos__model_generation();
         t->tree.root = -1;
     }
     if (t->tree.root != root)

@@ -10,6 +10,19 @@
 
 static struct aos__model current;
 static int current_set;
+static unsigned generation;
+
+void aos__model_set(const struct aos__model *m)
+{
+    current = *m;
+    current_set = 1;
+    generation++;
+}
+
+unsigned aos__model_generation(void)
+{
+    return generation;
+}
 
 void aos__model_defaults(struct aos__model *m)
 {
@@ -117,6 +130,7 @@ int aos__model_start(void)
     char path[4096];
     aos__model_defaults(&current);
     current_set = 1;
+    generation++;
     if (aos__model_path(path, sizeof path) != 0)
         return AOS_OK;
     const char *explicit_path = getenv("AOS_MODEL_FILE");

@@ -15,6 +15,9 @@
     X(o, "overhead_ns", 40.0, "sender's time to issue one signal")                        \
     X(g, "gap_ns", 40.0, "least time between consecutive signals of one PE")              \
     X(G, "per_byte_ns", 0.1, "copying one byte from a peer's memory (inverse bandwidth)") \
+    X(G_big, "per_byte_big_ns", 0.2, "the same when source and copy exceed cache_bytes")   \
+    X(G_dirty, "per_byte_dirty_ns", 0.2, "copying bytes another PE has just written")     \
+    X(cache, "cache_bytes", 1048576.0, "the per-core cache a copy's source and target fit in") \
     X(c, "contention_ns", 40.0, "T(n) = c n + b: n PEs reading one line a writer changed") \
     X(b, "contention_base_ns", 100.0, "the b of T(n)")                                    \
     X(put_initiator, "put_initiator_ns", 30.0, "8-byte put: time in the initiator's call") \
@@ -30,6 +33,11 @@ struct aos__model {
 
 /* The model in effect (the defaults before aos_init). */
 const struct aos__model *aos__model(void);
+/* Replaces the model in effect (aos-probe, after measuring); broadcasts
+ * plan afresh. */
+void aos__model_set(const struct aos__model *m);
+/* Bumped by every change of the model: plans made before are stale. */
+unsigned aos__model_generation(void);
 /* Loads the model at aos_init. AOS_ERR_CONFIG (and a message) when
  * AOS_MODEL_FILE names a file that cannot be read or parsed. */
 int aos__model_start(void);
@@ -54,6 +62,8 @@ struct aos__bcast_plan {
  * nclusters clusters of at most `cluster_max` PEs. */
 void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int cluster_max,
                            size_t bytes, struct aos__bcast_plan *plan);
+/* Per-byte cost of copying `bytes` (source and target: 2 * bytes touched). */
+double aos__model_per_byte(const struct aos__model *m, double bytes);
 /* Predicted time of one collective on a team of n PEs in one cluster. */
 double aos__model_predict_barrier(const struct aos__model *m, int n);
 double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t bytes);

@@ -3,17 +3,28 @@
  * depth d and fan-outs k_1..k_d minimising the sum of per-level costs).
  *
  * One level of a broadcast tree, for a chunk of s bytes, costs
- *     stage(k) = L + s G f(k) + k' o
- * a signal reaching the child (L), the child copying the chunk while its k
- * siblings copy the same lines (f(k) = T(k) / T(1), the model's contention
- * curve), and the child signalling its own k' children. A pipeline of
+ *     stage(k) = (k - 1) o + L + s G f(k)
+ * the parent signalling its k children one after the other, the last
+ * signal reaching its child (L, which counts one sender overhead), and the child copying the chunk while its siblings
+ * copy the same lines (f(k) = T(k) / T(1), the model's contention curve;
+ * below the root G is the cost of lines the parent has just written). A pipeline of
  * nchunks chunks over d levels takes the sum of the stages for the first
- * chunk and the slowest stage for each further one, plus L for the last
- * acknowledgement. */
+ * chunk and the slowest stage for each further one: the time until the last
+ * leaf has the data. G depends on the size (aos__model_per_byte): copies
+ * that outgrow the cache run at the next level's bandwidth.
+ *
+ * Reading what another PE has just written costs a cache-line transfer,
+ * about L - o (the latency less the writer's part): the exchange pays one
+ * for the data after the one that told it the data is there. */
 #include <math.h>
 
 #include "coll/model.h"
 #include "coll/team.h"
+
+double aos__model_per_byte(const struct aos__model *m, double bytes)
+{
+    return 2.0 * bytes > m->cache ? m->G_big : m->G;
+}
 
 static double contention(const struct aos__model *m, int k)
 {
@@ -25,6 +36,8 @@ struct search {
     const struct aos__model *m;
     int n;              /* PEs to reach */
     double s;           /* chunk bytes */
+    double G;           /* per byte, for the whole message (chunks stream through) */
+    double G_fresh;     /* the same below the root: the parent has just written it */
     double nchunks;
     int k[AOS__PLAN_LEVELS];
     int best_k[AOS__PLAN_LEVELS + 1];
@@ -37,12 +50,12 @@ static double tree_cost(const struct search *S, const int *k, int d)
     const struct aos__model *m = S->m;
     double sum = 0.0, worst = 0.0;
     for (int i = 0; i < d; i++) {
-        int next = i + 1 < d ? k[i + 1] : 0;
-        double stage = m->L + S->s * m->G * contention(m, k[i]) + next * m->o;
+        double stage = (k[i] - 1) * m->o + m->L + S->s * (i == 0 ? S->G : S->G_fresh) *
+                                               contention(m, k[i]);
         sum += stage;
         worst = stage > worst ? stage : worst;
     }
-    return sum + (S->nchunks - 1.0) * worst + m->L + k[0] * m->o;
+    return sum + (S->nchunks - 1.0) * worst;
 }
 
 /* Depth-first over non-increasing fan-outs until the tree reaches n PEs. */
@@ -74,7 +87,9 @@ static double best_tree(const struct aos__model *m, int n, double s, double nchu
     out[0] = 0;
     if (n <= 1)
         return 0.0;
-    struct search S = {.m = m, .n = n, .s = s, .nchunks = nchunks, .best = INFINITY};
+    struct search S = {.m = m, .n = n, .s = s, .nchunks = nchunks, .best = INFINITY,
+                       .G = aos__model_per_byte(m, s * nchunks)};
+    S.G_fresh = S.G > m->G_dirty ? S.G : m->G_dirty;
     int kmax = n - 1 < 32 ? n - 1 : 32;
     search_from(&S, 0, 1, 1, kmax);
     for (int i = 0; i <= AOS__PLAN_LEVELS; i++) {
@@ -119,18 +134,20 @@ double aos__model_predict_barrier(const struct aos__model *m, int n)
     int rounds = 0;
     for (int dist = 1; dist < n; dist <<= 1)
         rounds++;
-    return rounds * (m->o + m->L);
+    return rounds * m->L; /* L counts the signaller's overhead */
 }
 
 double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t bytes)
 {
     if (n <= 1)
         return (double)bytes * m->G;
-    double f = contention(m, n);
+    double f = contention(m, n), line = m->L > m->o ? m->L - m->o : 0.0;
+    double G = aos__model_per_byte(m, (double)bytes);
     if (bytes <= AOS__XCHG_BYTES) /* the exchange: push to n - 1 PEs, fold n contributions */
-        return (n - 1) * (m->g + (double)bytes * m->G) + m->L + n * (double)bytes * m->G;
-    /* slices: three barriers, each PE folds its slice of every source, then
-     * gathers the other slices */
-    double copy = (double)bytes * m->G * f;
-    return 3.0 * aos__model_predict_barrier(m, n) + copy + copy * (n - 1) / n;
+        return (n - 2) * m->o + (n - 1) * (double)bytes * G + m->L + line + n * (double)bytes * G;
+    /* slices: three barriers; each PE folds its slice of every source, then
+     * copies the other slices, which their owners have just written; each
+     * of the two reading phases starts with a line transfer */
+    double fold = (double)bytes * G * f, gather = (double)bytes * (n - 1) / n * m->G_dirty;
+    return 3.0 * aos__model_predict_barrier(m, n) + 2.0 * line + fold + gather;
 }

@@ -89,6 +89,7 @@ struct aos_team {
     int predefined;  /* world/node/cluster: not destroyed by the user */
     struct aos__tree tree; /* cached for the last root and plan */
     size_t plan_bytes;     /* the size `plan` was made for; 0 none */
+    unsigned plan_model;   /* and the model generation */
     struct aos__bcast_plan plan;
 };
 
