@@ -23,7 +23,6 @@
 #include "arch/atomics.h"
 #include "coll/team.h"
 #include "core/runtime.h"
-#include "core/wait.h"
 
 /* Fan-out of level lvl (0-terminated vector; past its end the last one). */
 static int level_k(const int *kv, int lvl)
@@ -162,43 +161,30 @@ static int signal_children(const aos_team_t *t, uint64_t value)
     return AOS_OK;
 }
 
-struct down_wait {
-    const uint64_t *word;
-    uint64_t above;
-};
-
-static int down_moved(const void *ctx)
-{
-    const struct down_wait *w = ctx;
-    /* Acquire: pairs with the release in the parent's signal_store, after
-     * which the chunks it announces are in its buffer. */
-    return aos__load_acquire(w->word) > w->above;
-}
-
 /* Copies chunks from the parent's buffer as they are announced, passing
  * each announcement on to my children. */
 static int receive(aos_team_t *t, char *dest, const char *from, size_t nbytes, size_t chunk,
                    uint64_t base, uint64_t nchunks)
 {
-    uint64_t word_off = aos__slot_off(t->slot) + AOS__SLOT_DOWN(t->tree.parent);
-    struct down_wait w = {(const uint64_t *)(void *)(aos__rt.my_base + word_off), base};
-    while (w.above < base + nchunks) {
-        if (!down_moved(&w)) {
-            int rc = aos__wait(down_moved, &w, AOS__FOREVER,
-                               (struct aos__watch){word_off, word_off + 8});
-            if (rc != AOS_OK)
-                return rc;
-        }
-        uint64_t ready = aos__load_acquire(w.word); /* see down_moved */
+    const uint64_t *word = (const uint64_t *)(void *)(aos__rt.my_base + aos__slot_off(t->slot) +
+                                                      AOS__SLOT_DOWN(t->tree.parent));
+    uint64_t done = base; /* chunks below done - base are copied */
+    while (done < base + nchunks) {
+        int rc = aos__team_wait(t, AOS__SLOT_DOWN(t->tree.parent), done + 1);
+        if (rc != AOS_OK)
+            return rc;
+        /* Acquire: pairs with the release in the parent's signal_store, after
+         * which the chunks it announces are in its buffer. */
+        uint64_t ready = aos__load_acquire(word);
         if (ready > base + nchunks)
             ready = base + nchunks;
-        size_t lo = (size_t)(w.above - base) * chunk;
+        size_t lo = (size_t)(done - base) * chunk;
         size_t hi = (size_t)(ready - base) * chunk;
         if (hi > nbytes)
             hi = nbytes;
         memcpy(dest + lo, from + lo, hi - lo);
-        w.above = ready;
-        int rc = signal_children(t, ready);
+        done = ready;
+        rc = signal_children(t, ready);
         if (rc != AOS_OK)
             return rc;
     }

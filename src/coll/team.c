@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/atomics.h"
 #include "core/runtime.h"
 #include "core/wait.h"
 #include "mem/memory.h"
@@ -52,26 +51,11 @@ int aos__team_signal(const aos_team_t *team, int rank, size_t word_off, uint64_t
                                     value);
 }
 
-struct word_wait {
-    const uint64_t *word;
-    uint64_t value;
-};
-
-static int word_reached(const void *ctx)
-{
-    const struct word_wait *w = ctx;
-    /* Acquire: pairs with the release store of the signaller (signal_store),
-     * whose earlier writes (data it moved) are then visible to me. */
-    return aos__load_acquire(w->word) >= w->value;
-}
-
 int aos__team_wait(const aos_team_t *team, size_t word_off, uint64_t value)
 {
-    uint64_t off = aos__slot_off(team->slot) + word_off;
-    struct word_wait w = {(const uint64_t *)(void *)(aos__rt.my_base + off), value};
-    if (word_reached(&w))
-        return AOS_OK;
-    return aos__wait(word_reached, &w, AOS__FOREVER, (struct aos__watch){off, off + 8});
+    /* The signaller's release pairs with the acquire in there: what it
+     * wrote before (data it moved) is visible to me on return. */
+    return aos__wait_arena_word(aos__slot_off(team->slot) + word_off, value);
 }
 
 /* ---- making and freeing teams ---------------------------------------------- */

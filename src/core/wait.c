@@ -124,3 +124,23 @@ int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
     return aos__wait_bell(&aos__rt.peers[aos__rt.me].header->bell, ready, ctx, timeout_ns,
                           watch);
 }
+
+struct word_goal {
+    const uint64_t *word;
+    uint64_t value;
+};
+
+static int word_reached(const void *ctx)
+{
+    const struct word_goal *g = ctx;
+    /* Acquire: pairs with the writer's release (see aos__wait_arena_word). */
+    return aos__load_acquire(g->word) >= g->value;
+}
+
+int aos__wait_arena_word(uint64_t off, uint64_t value)
+{
+    struct word_goal g = {(const uint64_t *)(void *)(aos__rt.my_base + off), value};
+    if (word_reached(&g))
+        return AOS_OK;
+    return aos__wait(word_reached, &g, AOS__FOREVER, (struct aos__watch){off, off + 8});
+}

@@ -25,6 +25,10 @@ int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
 struct aos__bell;
 int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
                    uint64_t timeout_ns, struct aos__watch watch);
+/* The common case: until the 64-bit word at offset `off` of my arena has
+ * reached value. Its acquire load pairs with the writer's release
+ * (signal_store), so what the writer wrote before is visible on return. */
+int aos__wait_arena_word(uint64_t off, uint64_t value);
 /* The writer's half: after its writes to [lo, hi) and a seq_cst barrier,
  * wakes the bell's sleepers if they watch that range (all of them, or one
  * when any one of them can use what was written). */

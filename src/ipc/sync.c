@@ -189,7 +189,7 @@ int aos_sync_wait(aos_sync_t *s)
         return rc;
     struct goal g = next_goal(s);
     uint64_t at = s->mine->arena_off + (uint64_t)((const char *)g.word - (const char *)s->words);
-    rc = aos__wait(reached, &g, AOS__FOREVER, (struct aos__watch){at, at + sizeof(uint64_t)});
+    rc = aos__wait_arena_word(at, g.value);
     if (rc == AOS_OK)
         s->waits++;
     return rc;
