@@ -64,6 +64,13 @@ int aos_init(void);
 int aos_finalize(void);
 /* 1 between a successful aos_init and aos_finalize, else 0. */
 int aos_initialized(void);
+/* Ends the whole job: this process exits with `status` at once (stdio
+ * flushed, no finalize) and aosrun stops every other PE, wherever it waits,
+ * and exits with that status. Callable from any PE at any time. */
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+void aos_global_exit(int status);
 
 const char *aos_strerror(int status);
 const char *aos_version_string(void);
@@ -502,6 +509,16 @@ int aos_wait_until_i64(const int64_t *addr, aos_cmp_t cmp, int64_t value);
 /* As above but gives up after timeout_ns nanoseconds with AOS_ERR_TIMEOUT. */
 int aos_wait_until_timed_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value,
                              uint64_t timeout_ns);
+/* Waits until ready(arg) returns non-zero, or gives up with AOS_ERR_TIMEOUT
+ * after timeout_ns (AOS_FOREVER: never). For conditions the calls above do
+ * not express: several words, other widths, a vector of values. ready is
+ * called again whenever another PE writes my memory through aos, and at
+ * least every AOS_SLEEP_US; it must read the words it checks with acquire
+ * loads (or __atomic_load_n(p, __ATOMIC_ACQUIRE)) so that data written
+ * before them is visible once it returns non-zero. */
+#define AOS_FOREVER UINT64_MAX
+typedef int (*aos_ready_fn)(void *arg);
+int aos_wait_ready(aos_ready_fn ready, void *arg, uint64_t timeout_ns);
 /* *met = 1 when the condition holds now, else 0. */
 int aos_test_u32(const uint32_t *addr, aos_cmp_t cmp, uint32_t value, int *met);
 int aos_test_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value, int *met);

@@ -92,6 +92,11 @@ typedef enum aos_op {
 /* Bytes of one element of type, 0 for an unknown type. */
 size_t aos_type_size(aos_type_t type);
 
+/* Local arithmetic, no communication: acc[i] = acc[i] op in[i] for count
+ * elements, with the kernels the reductions use (same bits). For callers
+ * that gather data themselves. AOS_ERR_INVALID for a bad type/op pair. */
+int aos_reduce_local(void *acc, const void *in, size_t count, aos_type_t type, aos_op_t op);
+
 /* Nobody leaves before every member has arrived; with aos_team_barrier
  * every member's operations issued before are also complete (a quiet). */
 int aos_team_barrier(aos_team_t *team);

@@ -132,3 +132,18 @@ void aos__reduce_fold(void *acc, const void *in, size_t count, aos_type_t type, 
         return;
     }
 }
+
+int aos_reduce_local(void *acc, const void *in, size_t count, aos_type_t type, aos_op_t op)
+{
+    int rc = aos__reduce_check(type, op);
+    if (rc != AOS_OK)
+        return rc;
+    if (count == 0)
+        return AOS_OK;
+    if (acc == NULL || in == NULL)
+        return AOS_ERR_NULL;
+    if (count > SIZE_MAX / aos_type_size(type))
+        return AOS_ERR_SIZE;
+    aos__reduce_fold(acc, in, count, type, op);
+    return AOS_OK;
+}

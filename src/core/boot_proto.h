@@ -4,6 +4,9 @@
  *  PE -> aosrun: one aos__boot_hello carrying the PE's arena memfd (SCM_RIGHTS).
  *  PE -> aosrun: at aos_finalize, a hello with arena_size 0 ("bye"), so that
  *                aosrun can tell a PE that exits without finalizing.
+ *  PE -> aosrun: at aos_global_exit, a hello with magic AOS__BOOT_EXIT_MAGIC
+ *                and the exit status in static_len: aosrun stops every PE
+ *                and exits with that status.
  *  aosrun -> PE: npes aos__boot_peer messages, in rank order, each carrying
  *                that peer's arena memfd. The launcher sends them only when
  *                every PE has said hello. */
@@ -13,6 +16,7 @@
 #include <stdint.h>
 
 #define AOS__BOOT_MAGIC 0x616f73424f4f5431ull /* "aosBOOT1" */
+#define AOS__BOOT_EXIT_MAGIC 0x616f73455849543full /* "aosEXIT?" */
 
 struct aos__boot_hello {
     uint64_t magic;

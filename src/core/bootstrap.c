@@ -124,3 +124,13 @@ void aos__bootstrap_bye(struct aos__runtime *rt)
     bye.arena_size = 0; /* a hello with no arena is the goodbye */
     (void)aos__send_with_fd(rt->boot_fd, &bye, sizeof bye, -1);
 }
+
+void aos__bootstrap_global_exit(struct aos__runtime *rt, int status)
+{
+    if (rt->boot_fd < 0)
+        return;
+    struct aos__boot_hello msg = my_hello(rt);
+    msg.magic = AOS__BOOT_EXIT_MAGIC;
+    msg.static_len = (uint64_t)(uint32_t)status;
+    (void)aos__send_with_fd(rt->boot_fd, &msg, sizeof msg, -1);
+}

@@ -16,4 +16,8 @@ int aos__bootstrap_exchange(struct aos__runtime *rt, int *peer_fds);
 /* Tells aosrun this PE finalized (so its exit is not a failure). */
 void aos__bootstrap_bye(struct aos__runtime *rt);
 
+/* Tells aosrun to stop every PE and exit with `status` (aos_global_exit);
+ * nothing without aosrun. */
+void aos__bootstrap_global_exit(struct aos__runtime *rt, int status);
+
 #endif

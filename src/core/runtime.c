@@ -207,6 +207,16 @@ int aos_initialized(void)
     return aos__rt.initialized;
 }
 
+void aos_global_exit(int status)
+{
+    fflush(NULL);
+    /* aosrun stops the other PEs, which may be waiting for this one
+     * anywhere, and exits with status; the exit below is then not a
+     * failure it reports. */
+    aos__bootstrap_global_exit(&aos__rt, status);
+    _exit(status);
+}
+
 int aos_my_pe(void)
 {
     return aos__rt.initialized ? aos__rt.me : -1;

@@ -112,3 +112,26 @@ int aos_test_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value, int *met)
 {
     return test_word((struct word_wait){addr, 64, 0, cmp, value}, met);
 }
+
+/* ---- any condition ---------------------------------------------------------- */
+
+struct ready_call {
+    aos_ready_fn fn;
+    void *arg;
+};
+
+static int call_ready(const void *ctx)
+{
+    const struct ready_call *c = ctx;
+    return c->fn(c->arg) != 0;
+}
+
+int aos_wait_ready(aos_ready_fn ready, void *arg, uint64_t timeout_ns)
+{
+    AOS__CHECK_INIT();
+    if (ready == NULL)
+        return AOS_ERR_NULL;
+    struct ready_call c = {ready, arg};
+    /* The condition may read any of my memory: every write into it wakes. */
+    return aos__wait(call_ready, &c, timeout_ns, AOS__WATCH_ALL);
+}

@@ -138,7 +138,21 @@ static void on_boot_message(struct job *j, int rank)
     struct pe *p = &j->pes[rank];
     struct aos__boot_hello h;
     int fd = -1;
-    if (aos__recv_with_fd(p->sock, &h, sizeof h, &fd) != 0 || h.magic != AOS__BOOT_MAGIC) {
+    int got = aos__recv_with_fd(p->sock, &h, sizeof h, &fd);
+    if (got == 0 && h.magic == AOS__BOOT_EXIT_MAGIC) {
+        if (fd >= 0)
+            close(fd);
+        /* aos_global_exit: the PE's status is the job's, even 0. */
+        if (!j->stopping) {
+            if (j->o->verbose || h.static_len != 0)
+                fprintf(stderr, "aosrun: PE %d called global exit with status %d; stopping "
+                                "the other PEs\n", rank, (int)h.static_len);
+            fail(j, (int)h.static_len);
+        }
+        p->said_bye = 1;
+        return;
+    }
+    if (got != 0 || h.magic != AOS__BOOT_MAGIC) {
         if (fd >= 0)
             close(fd);
         close(p->sock);

@@ -1,0 +1,162 @@
+/* Atomic memory operations: standard, extended and bitwise, blocking and
+ * non-blocking fetching forms, with and without a context, and the
+ * deprecated names. Every type is 32 or 64 bits wide and travels as an
+ * unsigned word of its width (floats by their bit pattern); aos does the
+ * operation with one CPU atomic on the target's memory. */
+#include "shmem/shmem_internal.h"
+
+_Static_assert(sizeof(int) == 4 && sizeof(long long) == 8 && sizeof(long) == 8 &&
+                   sizeof(size_t) == 8 && sizeof(ptrdiff_t) == 8 && sizeof(float) == 4 &&
+                   sizeof(double) == 8,
+               "AMO types are 32 or 64 bits wide (an LP64 platform)");
+
+static inline void amo_post(shmem_ctx_t ctx, void *dest, aos_amo_op_t op, size_t size,
+                            uint64_t operand, int pe, const char *fn)
+{
+    int wpe = shmem__ctx_pe(ctx, pe, fn);
+    SHMEM__TRY(fn, aos_amo_post_sym(wpe, dest, op, shmem__amo_type(size), operand));
+}
+
+/* ev NULL: the old value is in *result on return; else once ev completes. */
+static inline void amo_fetch(shmem_ctx_t ctx, const void *dest, aos_amo_op_t op, size_t size,
+                             uint64_t operand, uint64_t compare, void *result, aos_event_t *ev,
+                             int pe, const char *fn)
+{
+    int wpe = shmem__ctx_pe(ctx, pe, fn);
+    SHMEM__TRY(fn, aos_amo_fetch_sym(wpe, (void *)dest, op, shmem__amo_type(size), operand,
+                                     compare, result, ev));
+}
+
+#define BITS(v) shmem__bits(&(v), sizeof(v))
+
+/* One fetching operation OP: blocking and _nbi, plain and ctx. ARGS are the
+ * value parameters after dest, OPERAND and COMPARE what aos gets. */
+#define FETCHING(T, N, NAME, OP, PARAMS, OPERAND, COMPARE)                                 \
+    T shmem_##N##_atomic_##NAME(T *dest PARAMS, int pe)                                    \
+    {                                                                                      \
+        T old;                                                                             \
+        amo_fetch(SHMEM_CTX_DEFAULT, dest, OP, sizeof(T), OPERAND, COMPARE, &old, NULL,    \
+                  pe, __func__);                                                           \
+        return old;                                                                        \
+    }                                                                                      \
+    T shmem_ctx_##N##_atomic_##NAME(shmem_ctx_t ctx, T *dest PARAMS, int pe)               \
+    {                                                                                      \
+        T old;                                                                             \
+        amo_fetch(ctx, dest, OP, sizeof(T), OPERAND, COMPARE, &old, NULL, pe, __func__);   \
+        return old;                                                                        \
+    }                                                                                      \
+    void shmem_##N##_atomic_##NAME##_nbi(T *fetch, T *dest PARAMS, int pe)                 \
+    {                                                                                      \
+        amo_fetch(SHMEM_CTX_DEFAULT, dest, OP, sizeof(T), OPERAND, COMPARE, fetch,         \
+                  shmem__ev(), pe, __func__);                                              \
+    }                                                                                      \
+    void shmem_ctx_##N##_atomic_##NAME##_nbi(shmem_ctx_t ctx, T *fetch, T *dest PARAMS,    \
+                                             int pe)                                       \
+    {                                                                                      \
+        amo_fetch(ctx, dest, OP, sizeof(T), OPERAND, COMPARE, fetch, shmem__ev(), pe,      \
+                  __func__);                                                               \
+    }
+
+#define POSTED(T, N, NAME, OP, PARAMS, OPERAND)                                            \
+    void shmem_##N##_atomic_##NAME(T *dest PARAMS, int pe)                                 \
+    {                                                                                      \
+        amo_post(SHMEM_CTX_DEFAULT, dest, OP, sizeof(T), OPERAND, pe, __func__);           \
+    }                                                                                      \
+    void shmem_ctx_##N##_atomic_##NAME(shmem_ctx_t ctx, T *dest PARAMS, int pe)            \
+    {                                                                                      \
+        amo_post(ctx, dest, OP, sizeof(T), OPERAND, pe, __func__);                         \
+    }
+
+#define P_VALUE(T) , T value
+#define P_COND_VALUE(T) , T cond, T value
+#define NOTHING
+
+/* fetch's source is const and has its own parameter name in the standard;
+ * the pointer is only read. */
+#define EXT(T, N)                                                                          \
+    T shmem_##N##_atomic_fetch(const T *source, int pe)                                    \
+    {                                                                                      \
+        T v;                                                                               \
+        amo_fetch(SHMEM_CTX_DEFAULT, source, AOS_AMO_READ, sizeof(T), 0, 0, &v, NULL, pe,  \
+                  __func__);                                                               \
+        return v;                                                                          \
+    }                                                                                      \
+    T shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T *source, int pe)               \
+    {                                                                                      \
+        T v;                                                                               \
+        amo_fetch(ctx, source, AOS_AMO_READ, sizeof(T), 0, 0, &v, NULL, pe, __func__);     \
+        return v;                                                                          \
+    }                                                                                      \
+    void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe)                   \
+    {                                                                                      \
+        amo_fetch(SHMEM_CTX_DEFAULT, source, AOS_AMO_READ, sizeof(T), 0, 0, fetch,         \
+                  shmem__ev(), pe, __func__);                                              \
+    }                                                                                      \
+    void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T *fetch, const T *source,      \
+                                          int pe)                                          \
+    {                                                                                      \
+        amo_fetch(ctx, source, AOS_AMO_READ, sizeof(T), 0, 0, fetch, shmem__ev(), pe,      \
+                  __func__);                                                               \
+    }                                                                                      \
+    POSTED(T, N, set, AOS_AMO_SET, P_VALUE(T), BITS(value))                                \
+    FETCHING(T, N, swap, AOS_AMO_SET, P_VALUE(T), BITS(value), 0)
+SHMEM__AMO_STD_TYPES(EXT)
+SHMEM__AMO_EXT_ONLY_TYPES(EXT)
+
+#define ONE 1
+#define STD(T, N)                                                                          \
+    FETCHING(T, N, compare_swap, AOS_AMO_CAS, P_COND_VALUE(T), BITS(value), BITS(cond))    \
+    FETCHING(T, N, fetch_inc, AOS_AMO_ADD, NOTHING, ONE, 0)                                \
+    POSTED(T, N, inc, AOS_AMO_ADD, NOTHING, ONE)                                           \
+    FETCHING(T, N, fetch_add, AOS_AMO_ADD, P_VALUE(T), BITS(value), 0)                     \
+    POSTED(T, N, add, AOS_AMO_ADD, P_VALUE(T), BITS(value))
+SHMEM__AMO_STD_TYPES(STD)
+
+#define BIT(T, N)                                                                          \
+    FETCHING(T, N, fetch_and, AOS_AMO_AND, P_VALUE(T), BITS(value), 0)                     \
+    POSTED(T, N, and, AOS_AMO_AND, P_VALUE(T), BITS(value))                                \
+    FETCHING(T, N, fetch_or, AOS_AMO_OR, P_VALUE(T), BITS(value), 0)                       \
+    POSTED(T, N, or, AOS_AMO_OR, P_VALUE(T), BITS(value))                                  \
+    FETCHING(T, N, fetch_xor, AOS_AMO_XOR, P_VALUE(T), BITS(value), 0)                     \
+    POSTED(T, N, xor, AOS_AMO_XOR, P_VALUE(T), BITS(value))
+SHMEM__AMO_BIT_TYPES(BIT)
+
+/* ---- deprecated names ------------------------------------------------------------ */
+
+#define OLD(T, N)                                                                          \
+    T shmem_##N##_fetch(const T *source, int pe)                                           \
+    {                                                                                      \
+        return shmem_##N##_atomic_fetch(source, pe);                                       \
+    }                                                                                      \
+    void shmem_##N##_set(T *dest, T value, int pe)                                         \
+    {                                                                                      \
+        shmem_##N##_atomic_set(dest, value, pe);                                           \
+    }                                                                                      \
+    T shmem_##N##_swap(T *dest, T value, int pe)                                           \
+    {                                                                                      \
+        return shmem_##N##_atomic_swap(dest, value, pe);                                   \
+    }
+#define OLD_STD(T, N)                                                                      \
+    OLD(T, N)                                                                              \
+    T shmem_##N##_cswap(T *dest, T cond, T value, int pe)                                  \
+    {                                                                                      \
+        return shmem_##N##_atomic_compare_swap(dest, cond, value, pe);                     \
+    }                                                                                      \
+    T shmem_##N##_finc(T *dest, int pe)                                                    \
+    {                                                                                      \
+        return shmem_##N##_atomic_fetch_inc(dest, pe);                                     \
+    }                                                                                      \
+    void shmem_##N##_inc(T *dest, int pe)                                                  \
+    {                                                                                      \
+        shmem_##N##_atomic_inc(dest, pe);                                                  \
+    }                                                                                      \
+    T shmem_##N##_fadd(T *dest, T value, int pe)                                           \
+    {                                                                                      \
+        return shmem_##N##_atomic_fetch_add(dest, value, pe);                              \
+    }                                                                                      \
+    void shmem_##N##_add(T *dest, T value, int pe)                                         \
+    {                                                                                      \
+        shmem_##N##_atomic_add(dest, value, pe);                                           \
+    }
+SHMEM__AMO_OLD_STD_TYPES(OLD_STD)
+SHMEM__AMO_EXT_ONLY_TYPES(OLD)

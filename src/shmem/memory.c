@@ -1,0 +1,90 @@
+/* Symmetric heap: aos's, whose size SHMEM_SYMMETRIC_SIZE sets. Allocation
+ * is collective; aos returns NULL on every PE when one cannot allocate. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "shmem/shmem_internal.h"
+
+/* Completes outstanding operations and says why an allocation failed. */
+static void *checked(const char *fn, void *p, size_t size)
+{
+    if (p == NULL && size != 0 && shmem__st.initialized) {
+        const char *env = getenv("SHMEM_SYMMETRIC_SIZE");
+        fprintf(stderr, "shmem: PE %d: %s(%zu bytes) failed: the symmetric heap is "
+                        "exhausted (SHMEM_SYMMETRIC_SIZE=%s); set SHMEM_SYMMETRIC_SIZE "
+                        "larger, e.g. SHMEM_SYMMETRIC_SIZE=64G (only touched pages use "
+                        "memory)\n",
+                shmem__st.me, fn, size, env != NULL ? env : "unset, 32G");
+    }
+    return p;
+}
+
+/* The specification wants a barrier around each allocation (the object is
+ * usable everywhere on return): aos's allocation routines end, and
+ * aos_free starts, with one. */
+void *shmem_malloc(size_t size)
+{
+    if (!shmem__st.initialized)
+        return NULL;
+    shmem__quiet("shmem_malloc");
+    return checked("shmem_malloc", aos_malloc(size), size);
+}
+
+void *shmem_malloc_with_hints(size_t size, long hints)
+{
+    (void)hints; /* every symmetric object serves atomics and signals alike */
+    return shmem_malloc(size);
+}
+
+void *shmem_calloc(size_t count, size_t size)
+{
+    if (!shmem__st.initialized)
+        return NULL;
+    shmem__quiet("shmem_calloc");
+    return checked("shmem_calloc", aos_calloc(count, size),
+                   count != 0 && size > SIZE_MAX / count ? SIZE_MAX : count * size);
+}
+
+void *shmem_align(size_t alignment, size_t size)
+{
+    if (!shmem__st.initialized)
+        return NULL;
+    shmem__quiet("shmem_align");
+    return checked("shmem_align", aos_align(alignment, size), size);
+}
+
+void *shmem_realloc(void *ptr, size_t size)
+{
+    if (!shmem__st.initialized)
+        return NULL;
+    shmem__quiet("shmem_realloc");
+    return checked("shmem_realloc", aos_realloc(ptr, size), size);
+}
+
+void shmem_free(void *ptr)
+{
+    if (!shmem__st.initialized)
+        return;
+    shmem__quiet("shmem_free");
+    aos_free(ptr);
+}
+
+void *shmalloc(size_t size)
+{
+    return shmem_malloc(size);
+}
+
+void *shmemalign(size_t alignment, size_t size)
+{
+    return shmem_align(alignment, size);
+}
+
+void *shrealloc(void *ptr, size_t size)
+{
+    return shmem_realloc(ptr, size);
+}
+
+void shfree(void *ptr)
+{
+    shmem_free(ptr);
+}

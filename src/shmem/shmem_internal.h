@@ -1,0 +1,101 @@
+/* The OpenSHMEM front end's shared state and helpers. Everything in
+ * src/shmem/ is written against the public aos.h only. */
+#ifndef AOS_SHMEM_INTERNAL_H
+#define AOS_SHMEM_INTERNAL_H
+
+#define SHMEM_NO_GENERIC 1 /* the library defines the functions the macros name */
+#include <shmem.h>
+
+#include <string.h>
+
+#include "aos.h"
+
+_Static_assert(SHMEM_CMP_EQ == AOS_CMP_EQ && SHMEM_CMP_NE == AOS_CMP_NE &&
+                   SHMEM_CMP_GT == AOS_CMP_GT && SHMEM_CMP_GE == AOS_CMP_GE &&
+                   SHMEM_CMP_LT == AOS_CMP_LT && SHMEM_CMP_LE == AOS_CMP_LE,
+               "SHMEM_CMP_* are aos_cmp_t values");
+
+struct shmem__team {
+    aos_team_t *team;
+    int predefined;   /* world or shared: never destroyed by the user */
+    int my_pe, n_pes;
+    int *world_pe;    /* rank -> world PE; NULL for the world team */
+    shmem_team_config_t config;
+    int contexts;     /* live contexts made from this team */
+};
+
+struct shmem__ctx {
+    struct shmem__team *team;
+    long options;
+};
+
+/* Library state: set by shmem_init, read everywhere after. */
+struct shmem__state {
+    int initialized, finalized;
+    int thread_level;
+    int me, npes;
+    int debug; /* SHMEM_DEBUG */
+};
+extern struct shmem__state shmem__st;
+
+/* Reports a user error (what the call was, why it failed, what to do) and
+ * ends the whole job with status 1: the SHMEM routines return nothing a
+ * caller could check, and going on would corrupt or hang. */
+SHMEM__NORETURN void shmem__fail(const char *fn, int rc);
+/* The same text, without ending the job (routines that return a status). */
+void shmem__report(const char *fn, int rc);
+
+/* Operations attach to the calling thread's event so that puts need not
+ * wake the target at once (quiet completes them); one per thread, since an
+ * aos event belongs to one thread. */
+aos_event_t *shmem__thread_event_slow(void);
+extern _Thread_local aos_event_t *shmem__thread_ev;
+static inline aos_event_t *shmem__ev(void)
+{
+    aos_event_t *ev = shmem__thread_ev;
+    return ev != NULL ? ev : shmem__thread_event_slow();
+}
+
+/* World PE of `pe` as numbered in ctx's team (contexts made from a team
+ * number PEs in that team). */
+int shmem__ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *fn);
+static inline int shmem__ctx_pe(shmem_ctx_t ctx, int pe, const char *fn)
+{
+    if (ctx != NULL && ctx->team->world_pe == NULL)
+        return pe;
+    return shmem__ctx_pe_slow(ctx, pe, fn);
+}
+
+/* Completes this thread's operations on every context. */
+void shmem__quiet(const char *fn);
+
+/* Calls f and ends the job with a report when it fails. */
+#define SHMEM__TRY(fn, call)                                                               \
+    do {                                                                                   \
+        int shmem__rc = (call);                                                            \
+        if (__builtin_expect(shmem__rc != AOS_OK, 0))                                      \
+            shmem__fail(fn, shmem__rc);                                                    \
+    } while (0)
+
+/* The 32- or 64-bit pattern of a value of `size` bytes, and back: AMO
+ * operands of every type travel as unsigned words of their width. */
+static inline uint64_t shmem__bits(const void *v, size_t size)
+{
+    if (size == 4) {
+        uint32_t x;
+        memcpy(&x, v, 4);
+        return x;
+    }
+    uint64_t x;
+    memcpy(&x, v, 8);
+    return x;
+}
+static inline aos_amo_type_t shmem__amo_type(size_t size)
+{
+    return size == 4 ? AOS_AMO_U32 : AOS_AMO_U64;
+}
+
+/* Team handle checks shared by teams and collectives. */
+int shmem__team_ok(shmem_team_t team);
+
+#endif
