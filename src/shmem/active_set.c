@@ -3,7 +3,10 @@
  * aos's collectives. Any other set is a sync object of aos (created by the
  * set's members alone, the first time they use the set, and kept) plus
  * puts: the data moves with one-sided puts or gets, the sync is the
- * barrier. pSync and pWrk are never touched. */
+ * barrier. Each starts with a sync too, so that nobody writes into a
+ * member's dest (still in use by the member's previous call) before the
+ * member has entered: back-to-back calls on one buffer are safe. pSync and
+ * pWrk are never touched. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -162,6 +165,7 @@ static void broadcast(const char *fn, void *dest, const void *source, size_t nby
         return;
     }
     struct set *s = find_set(fn, start, log, size);
+    set_sync(fn, s);
     if (s->rank == root) {
         for (int r = 0; r < size; r++)
             if (r != root)
@@ -179,6 +183,7 @@ static void fcollect(const char *fn, void *dest, const void *source, size_t nbyt
         return;
     }
     struct set *s = find_set(fn, start, log, size);
+    set_sync(fn, s);
     char *at = (char *)dest + (size_t)s->rank * nbytes;
     for (int r = 0; r < size; r++)
         SHMEM__TRY(fn, aos_putmem(s->pes[r], at, source, nbytes, shmem__ev()));
@@ -225,6 +230,7 @@ static void alltoalls(const char *fn, void *dest, const void *source, size_t dst
         return;
     }
     struct set *s = find_set(fn, start, log, size);
+    set_sync(fn, s);
     if (nelems != 0) {
         aos_block_t b = {.run = esize,
                          .count = {nelems, 1},

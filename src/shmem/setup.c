@@ -125,6 +125,13 @@ static void apply_environment(void)
 
 /* ---- setup ------------------------------------------------------------------- */
 
+static void finalize_at_exit(int status, void *arg)
+{
+    (void)arg;
+    if (status == 0)
+        shmem_finalize();
+}
+
 static int start(int requested)
 {
     if (shmem__st.initialized)
@@ -162,9 +169,11 @@ static int start(int requested)
     shmem__st.finalized = 0;
     static int exit_hook;
     if (!exit_hook) {
-        /* Programs written for start_pes never finalize: exit does it. */
+        /* Programs written for start_pes never finalize: a successful exit
+         * does it. A failing one must not (finalize waits for every PE):
+         * aosrun stops the others when it sees the failure. */
         exit_hook = 1;
-        atexit(shmem_finalize);
+        on_exit(finalize_at_exit, NULL);
     }
     if (shmem__st.me == 0 && env_set("SHMEM_VERSION"))
         printf("aos OpenSHMEM %d.%d (%s)\n", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION,
