@@ -1,0 +1,34 @@
+/* A SHMEM program's mistakes end the job with a message that says what to
+ * do (the test runs it and matches the message). argv[1] picks the mistake. */
+#include <string.h>
+
+#include "check_shmem.h"
+
+int main(int argc, char **argv)
+{
+    shmem_init();
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    long local = 1;
+    static long global;
+    const char *what = argc > 1 ? argv[1] : "";
+    if (strcmp(what, "nonsymmetric") == 0) {
+        shmem_long_p(&local, 2, (me + 1) % npes); /* a stack address */
+    } else if (strcmp(what, "pe") == 0) {
+        shmem_long_p(&global, 2, npes); /* one past the last PE */
+    } else if (strcmp(what, "misaligned") == 0) {
+        long *h = shmem_malloc(16);
+        shmem_long_atomic_add((long *)((char *)h + 1), 1, 0);
+    } else if (strcmp(what, "heap") == 0) {
+        void *p = shmem_malloc((size_t)1 << 40); /* beyond SHMEM_SYMMETRIC_SIZE */
+        CHECK(p == NULL);                        /* NULL, with the message */
+        shmem_finalize();
+        return 0;
+    } else if (strcmp(what, "global_exit") == 0) {
+        if (me == npes - 1)
+            shmem_global_exit(7); /* the others wait in the barrier */
+        shmem_barrier_all();
+        shmem_barrier_all();
+    }
+    shmem_finalize();
+    return 3; /* not reached for the mistakes */
+}
