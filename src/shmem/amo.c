@@ -10,11 +10,23 @@ _Static_assert(sizeof(int) == 4 && sizeof(long long) == 8 && sizeof(long) == 8 &
                    sizeof(double) == 8,
                "AMO types are 32 or 64 bits wide (an LP64 platform)");
 
-static inline void amo_post(shmem_ctx_t ctx, void *dest, aos_amo_op_t op, size_t size,
-                            uint64_t operand, int pe, const char *fn)
+static __attribute__((noinline)) void post_slow(shmem_ctx_t ctx, void *dest, aos_amo_op_t op,
+                                                size_t size, uint64_t operand, int pe,
+                                                const char *fn)
 {
     int wpe = shmem__ctx_pe(ctx, pe, fn);
     SHMEM__TRY(fn, aos_amo_post_sym(wpe, dest, op, shmem__amo_type(size), operand));
+}
+
+static inline void amo_post(shmem_ctx_t ctx, void *dest, aos_amo_op_t op, size_t size,
+                            uint64_t operand, int pe, const char *fn)
+{
+    if (__builtin_expect(ctx != SHMEM__DEFAULT && (ctx == NULL || ctx->team->world_pe != NULL),
+                         0)) {
+        post_slow(ctx, dest, op, size, operand, pe, fn);
+        return;
+    }
+    SHMEM__TRY(fn, aos_amo_post_sym(pe, dest, op, shmem__amo_type(size), operand));
 }
 
 /* ev NULL: the old value is in *result on return; else once ev completes. */
@@ -35,7 +47,7 @@ static inline void amo_fetch(shmem_ctx_t ctx, const void *dest, aos_amo_op_t op,
     T shmem_##N##_atomic_##NAME(T *dest PARAMS, int pe)                                    \
     {                                                                                      \
         T old;                                                                             \
-        amo_fetch(SHMEM_CTX_DEFAULT, dest, OP, sizeof(T), OPERAND, COMPARE, &old, NULL,    \
+        amo_fetch(SHMEM__DEFAULT, dest, OP, sizeof(T), OPERAND, COMPARE, &old, NULL,    \
                   pe, __func__);                                                           \
         return old;                                                                        \
     }                                                                                      \
@@ -47,7 +59,7 @@ static inline void amo_fetch(shmem_ctx_t ctx, const void *dest, aos_amo_op_t op,
     }                                                                                      \
     void shmem_##N##_atomic_##NAME##_nbi(T *fetch, T *dest PARAMS, int pe)                 \
     {                                                                                      \
-        amo_fetch(SHMEM_CTX_DEFAULT, dest, OP, sizeof(T), OPERAND, COMPARE, fetch,         \
+        amo_fetch(SHMEM__DEFAULT, dest, OP, sizeof(T), OPERAND, COMPARE, fetch,         \
                   shmem__ev(), pe, __func__);                                              \
     }                                                                                      \
     void shmem_ctx_##N##_atomic_##NAME##_nbi(shmem_ctx_t ctx, T *fetch, T *dest PARAMS,    \
@@ -60,7 +72,7 @@ static inline void amo_fetch(shmem_ctx_t ctx, const void *dest, aos_amo_op_t op,
 #define POSTED(T, N, NAME, OP, PARAMS, OPERAND)                                            \
     void shmem_##N##_atomic_##NAME(T *dest PARAMS, int pe)                                 \
     {                                                                                      \
-        amo_post(SHMEM_CTX_DEFAULT, dest, OP, sizeof(T), OPERAND, pe, __func__);           \
+        amo_post(SHMEM__DEFAULT, dest, OP, sizeof(T), OPERAND, pe, __func__);           \
     }                                                                                      \
     void shmem_ctx_##N##_atomic_##NAME(shmem_ctx_t ctx, T *dest PARAMS, int pe)            \
     {                                                                                      \
@@ -77,7 +89,7 @@ static inline void amo_fetch(shmem_ctx_t ctx, const void *dest, aos_amo_op_t op,
     T shmem_##N##_atomic_fetch(const T *source, int pe)                                    \
     {                                                                                      \
         T v;                                                                               \
-        amo_fetch(SHMEM_CTX_DEFAULT, source, AOS_AMO_READ, sizeof(T), 0, 0, &v, NULL, pe,  \
+        amo_fetch(SHMEM__DEFAULT, source, AOS_AMO_READ, sizeof(T), 0, 0, &v, NULL, pe,  \
                   __func__);                                                               \
         return v;                                                                          \
     }                                                                                      \
@@ -89,7 +101,7 @@ static inline void amo_fetch(shmem_ctx_t ctx, const void *dest, aos_amo_op_t op,
     }                                                                                      \
     void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe)                   \
     {                                                                                      \
-        amo_fetch(SHMEM_CTX_DEFAULT, source, AOS_AMO_READ, sizeof(T), 0, 0, fetch,         \
+        amo_fetch(SHMEM__DEFAULT, source, AOS_AMO_READ, sizeof(T), 0, 0, fetch,         \
                   shmem__ev(), pe, __func__);                                              \
     }                                                                                      \
     void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T *fetch, const T *source,      \

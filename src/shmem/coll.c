@@ -23,8 +23,6 @@ static int result(const char *fn, int rc)
 
 void shmem_barrier_all(void)
 {
-    if (shmem__thread_ev != NULL)
-        SHMEM__TRY(__func__, aos_event_wait(shmem__thread_ev));
     SHMEM__TRY(__func__, aos_barrier_all()); /* completes this PE's operations too */
 }
 

@@ -15,11 +15,21 @@ static inline size_t bytes_of(size_t nelems, size_t size, const char *fn)
     return nelems * size;
 }
 
-static inline void put_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
-                             int pe, const char *fn)
+static __attribute__((noinline)) void put_slow(shmem_ctx_t ctx, void *dest, const void *src,
+                                               size_t nbytes, int pe, const char *fn)
 {
     int wpe = shmem__ctx_pe(ctx, pe, fn);
     SHMEM__TRY(fn, aos_putmem(wpe, dest, src, nbytes, shmem__ev()));
+}
+
+static inline void put_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
+                             int pe, const char *fn)
+{
+    if (!shmem__fast(ctx)) {
+        put_slow(ctx, dest, src, nbytes, pe, fn);
+        return;
+    }
+    SHMEM__TRY(fn, aos_putmem(pe, dest, src, nbytes, shmem__thread_ev));
 }
 
 /* ev NULL: blocking (the data is here on return). */
@@ -56,7 +66,7 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
 #define CONTIGUOUS(PT, ESIZE, put, cput, putn, cputn, get, cget, getn, cgetn)              \
     void put(PT *dest, const PT *source, size_t nelems, int pe)                            \
     {                                                                                      \
-        put_bytes(SHMEM_CTX_DEFAULT, dest, source, bytes_of(nelems, ESIZE, __func__), pe,  \
+        put_bytes(SHMEM__DEFAULT, dest, source, bytes_of(nelems, ESIZE, __func__), pe,  \
                   __func__);                                                               \
     }                                                                                      \
     void cput(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)          \
@@ -65,7 +75,7 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
     }                                                                                      \
     void putn(PT *dest, const PT *source, size_t nelems, int pe)                           \
     {                                                                                      \
-        put_bytes(SHMEM_CTX_DEFAULT, dest, source, bytes_of(nelems, ESIZE, __func__), pe,  \
+        put_bytes(SHMEM__DEFAULT, dest, source, bytes_of(nelems, ESIZE, __func__), pe,  \
                   __func__);                                                               \
     }                                                                                      \
     void cputn(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)         \
@@ -74,7 +84,7 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
     }                                                                                      \
     void get(PT *dest, const PT *source, size_t nelems, int pe)                            \
     {                                                                                      \
-        get_bytes(SHMEM_CTX_DEFAULT, dest, source, bytes_of(nelems, ESIZE, __func__), pe,  \
+        get_bytes(SHMEM__DEFAULT, dest, source, bytes_of(nelems, ESIZE, __func__), pe,  \
                   NULL, __func__);                                                         \
     }                                                                                      \
     void cget(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)          \
@@ -84,7 +94,7 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
     }                                                                                      \
     void getn(PT *dest, const PT *source, size_t nelems, int pe)                           \
     {                                                                                      \
-        get_bytes(SHMEM_CTX_DEFAULT, dest, source, bytes_of(nelems, ESIZE, __func__), pe,  \
+        get_bytes(SHMEM__DEFAULT, dest, source, bytes_of(nelems, ESIZE, __func__), pe,  \
                   shmem__ev(), __func__);                                                  \
     }                                                                                      \
     void cgetn(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)         \
@@ -97,7 +107,7 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
     void iput(PT *dest, const PT *source, ptrdiff_t tst, ptrdiff_t sst, size_t nelems,     \
               int pe)                                                                      \
     {                                                                                      \
-        strided(1, SHMEM_CTX_DEFAULT, dest, source, tst, sst, nelems, ESIZE, pe, __func__); \
+        strided(1, SHMEM__DEFAULT, dest, source, tst, sst, nelems, ESIZE, pe, __func__); \
     }                                                                                      \
     void ciput(shmem_ctx_t ctx, PT *dest, const PT *source, ptrdiff_t tst, ptrdiff_t sst,  \
                size_t nelems, int pe)                                                      \
@@ -107,7 +117,7 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
     void iget(PT *dest, const PT *source, ptrdiff_t tst, ptrdiff_t sst, size_t nelems,     \
               int pe)                                                                      \
     {                                                                                      \
-        strided(0, SHMEM_CTX_DEFAULT, dest, source, tst, sst, nelems, ESIZE, pe, __func__); \
+        strided(0, SHMEM__DEFAULT, dest, source, tst, sst, nelems, ESIZE, pe, __func__); \
     }                                                                                      \
     void ciget(shmem_ctx_t ctx, PT *dest, const PT *source, ptrdiff_t tst, ptrdiff_t sst,  \
                size_t nelems, int pe)                                                      \
@@ -123,7 +133,7 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
             shmem_ctx_##N##_iget)                                                          \
     void shmem_##N##_p(T *dest, T value, int pe)                                           \
     {                                                                                      \
-        put_bytes(SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe, __func__);            \
+        put_bytes(SHMEM__DEFAULT, dest, &value, sizeof value, pe, __func__);            \
     }                                                                                      \
     void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe)                      \
     {                                                                                      \
@@ -132,7 +142,7 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
     T shmem_##N##_g(const T *source, int pe)                                               \
     {                                                                                      \
         T value;                                                                           \
-        get_bytes(SHMEM_CTX_DEFAULT, &value, source, sizeof value, pe, NULL, __func__);    \
+        get_bytes(SHMEM__DEFAULT, &value, source, sizeof value, pe, NULL, __func__);    \
         return value;                                                                      \
     }                                                                                      \
     T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe)                          \

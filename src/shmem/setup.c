@@ -9,7 +9,7 @@
 #include "shmem/teams.h"
 
 struct shmem__state shmem__st = {.me = -1, .npes = -1};
-_Thread_local aos_event_t *shmem__thread_ev;
+_Thread_local __attribute__((tls_model("initial-exec"))) aos_event_t *shmem__thread_ev;
 
 static pthread_key_t event_key;
 static pthread_once_t event_key_once = PTHREAD_ONCE_INIT;
@@ -85,10 +85,10 @@ aos_event_t *shmem__thread_event_slow(void)
     return ev;
 }
 
+/* aos_quiet completes every operation this PE issued, whatever event each
+ * carries, so the threads' events need no wait of their own. */
 void shmem__quiet(const char *fn)
 {
-    if (shmem__thread_ev != NULL)
-        SHMEM__TRY(fn, aos_event_wait(shmem__thread_ev));
     SHMEM__TRY(fn, aos_quiet());
 }
 

@@ -46,24 +46,43 @@ SHMEM__NORETURN void shmem__fail(const char *fn, int rc);
 void shmem__report(const char *fn, int rc);
 
 /* Operations attach to the calling thread's event so that puts need not
- * wake the target at once (quiet completes them); one per thread, since an
- * aos event belongs to one thread. */
+ * wake the target at once (aos_quiet completes them and wakes); one per
+ * thread, since an aos event belongs to one thread. */
 aos_event_t *shmem__thread_event_slow(void);
-extern _Thread_local aos_event_t *shmem__thread_ev;
+/* initial-exec: one instruction to reach it, no __tls_get_addr call per
+ * put (the library is linked at start-up, as aos itself is). */
+extern _Thread_local __attribute__((tls_model("initial-exec"))) aos_event_t *shmem__thread_ev;
 static inline aos_event_t *shmem__ev(void)
 {
     aos_event_t *ev = shmem__thread_ev;
     return ev != NULL ? ev : shmem__thread_event_slow();
 }
 
+/* SHMEM_CTX_DEFAULT's object. The routines without a context pass its
+ * address, a constant, so that their context checks fold away. */
+extern struct shmem__ctx shmem__default_ctx;
+#define SHMEM__DEFAULT (&shmem__default_ctx)
+
 /* World PE of `pe` as numbered in ctx's team (contexts made from a team
  * number PEs in that team). */
 int shmem__ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *fn);
 static inline int shmem__ctx_pe(shmem_ctx_t ctx, int pe, const char *fn)
 {
-    if (ctx != NULL && ctx->team->world_pe == NULL)
+    if (ctx == SHMEM__DEFAULT || (ctx != NULL && ctx->team->world_pe == NULL))
         return pe;
     return shmem__ctx_pe_slow(ctx, pe, fn);
+}
+
+/* The common case of an operation: a context on the world team (PE numbers
+ * are world PEs) and this thread's event made. Operations test it first and
+ * leave everything else to an out-of-line path, so that their fast path
+ * saves no registers around the call into aos. */
+static inline int shmem__fast(shmem_ctx_t ctx)
+{
+    return __builtin_expect((ctx == SHMEM__DEFAULT ||
+                             (ctx != NULL && ctx->team->world_pe == NULL)) &&
+                                shmem__thread_ev != NULL,
+                            1);
 }
 
 /* Completes this thread's operations on every context. */

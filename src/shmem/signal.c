@@ -24,7 +24,7 @@ static void put_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t n
     void ps(PT *dest, const PT *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, \
             int sig_op, int pe)                                                            \
     {                                                                                      \
-        put_signal(SHMEM_CTX_DEFAULT, dest, source, nelems, ESIZE, sig_addr, signal,       \
+        put_signal(SHMEM__DEFAULT, dest, source, nelems, ESIZE, sig_addr, signal,       \
                    sig_op, pe, __func__);                                                  \
     }                                                                                      \
     void cps(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems,                   \
@@ -36,7 +36,7 @@ static void put_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t n
     void psn(PT *dest, const PT *source, size_t nelems, uint64_t *sig_addr,                \
              uint64_t signal, int sig_op, int pe)                                          \
     {                                                                                      \
-        put_signal(SHMEM_CTX_DEFAULT, dest, source, nelems, ESIZE, sig_addr, signal,       \
+        put_signal(SHMEM__DEFAULT, dest, source, nelems, ESIZE, sig_addr, signal,       \
                    sig_op, pe, __func__);                                                  \
     }                                                                                      \
     void cpsn(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems,                  \

@@ -9,11 +9,11 @@
 
 static struct shmem__team world_team = {.predefined = 1, .my_pe = -1, .n_pes = -1};
 static struct shmem__team shared_team = {.predefined = 1, .my_pe = -1, .n_pes = -1};
-static struct shmem__ctx default_ctx = {.team = &world_team};
+struct shmem__ctx shmem__default_ctx = {.team = &world_team};
 
 shmem_team_t SHMEM_TEAM_WORLD = &world_team;
 shmem_team_t SHMEM_TEAM_SHARED = &shared_team;
-shmem_ctx_t SHMEM_CTX_DEFAULT = &default_ctx;
+shmem_ctx_t SHMEM_CTX_DEFAULT = &shmem__default_ctx;
 
 /* Fills in ranks and the world PE table of a team made by aos. */
 static int describe(struct shmem__team *t, aos_team_t *team, int is_world)
