@@ -17,6 +17,9 @@
  *    get's data is in the local buffer. With an event the call may return
  *    before completion; the event counts completions, so several operations
  *    may share one, and aos_event_wait() returns when all of them are done.
+ *    Either way a put's source buffer may be reused as soon as the call
+ *    returns: the data has left it. aos_quiet() completes every operation,
+ *    with or without an event.
  *
  * Ordering guarantees (each is tested in tests/mp/)
  *  - A blocking operation is complete before the next operation starts.
@@ -218,7 +221,8 @@ int aos_barrier_all(void);
  *
  * Ordering (the "outstanding ordering" rule): an atomic to a segment takes
  * effect only after every put this PE issued earlier to that segment is
- * complete and visible, with no fence in between. So "put the data, then
+ * complete and visible, with no fence in between. A PE's symmetric memory
+ * (heap and static data) counts as one segment for this rule. So "put the data, then
  * postadd a counter" lets a target that sees the counter read the data.
  * Fetching atomics complete before they return unless given an event; then
  * *result is valid once the event completes.

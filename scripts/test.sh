@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole test suite, on a fresh Debian machine: installs what is missing,
 # then builds and tests aos three times:
-#   build-test/        gcc, -Werror, every test (unit, multi-PE at 1-16 PEs, launcher)
+#   build-test/        gcc, -Werror, every test (unit, multi-PE at 1-16 PEs, launcher,
+#                      OpenSHMEM), then shmem4py (from PyPI) built with its oshcc
 #   build-test-asan/   AddressSanitizer + UndefinedBehaviorSanitizer, multi-PE tests
 #   build-test-tsan/   ThreadSanitizer, multi-PE tests
 # and checks that clang builds it warning-free. Exits non-zero on any failure.
@@ -23,6 +24,9 @@ configure_build build-test-clang -DCMAKE_C_COMPILER=clang -DAOS_BUILD_TESTS=ON
 echo "== gcc, -Werror: all tests"
 configure_build build-test -DCMAKE_C_COMPILER=gcc
 ctest --test-dir "$root/build-test" -j"$jobs" --output-on-failure
+
+echo "== shmem4py built with oshcc: its demos and tests on aos"
+sh "$root/scripts/shmem4py.sh" "$root/build-test"
 
 echo "== AddressSanitizer + UBSan: multi-PE tests"
 configure_build build-test-asan -DCMAKE_C_COMPILER=gcc -DAOS_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug
