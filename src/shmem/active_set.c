@@ -136,13 +136,6 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 
 /* ---- data movement ---------------------------------------------------------------- */
 
-static size_t bytes_of(const char *fn, size_t nelems, size_t size)
-{
-    if (nelems > SIZE_MAX / size)
-        shmem__fail(fn, AOS_ERR_SIZE);
-    return nelems * size;
-}
-
 static void broadcast(const char *fn, void *dest, const void *source, size_t nbytes,
                       int root, int start, int log, int size)
 {
@@ -251,28 +244,28 @@ static void alltoalls(const char *fn, void *dest, const void *source, size_t dst
                             int PE_start, int logPE_stride, int PE_size, long *pSync)      \
     {                                                                                      \
         (void)pSync;                                                                       \
-        broadcast(__func__, dest, source, bytes_of(__func__, nelems, S / 8), PE_root,      \
+        broadcast(__func__, dest, source, shmem__bytes_or_fail(nelems, S / 8, __func__), PE_root,      \
                   PE_start, logPE_stride, PE_size);                                        \
     }                                                                                      \
     void shmem_fcollect##S(void *dest, const void *source, size_t nelems, int PE_start,    \
                            int logPE_stride, int PE_size, long *pSync)                     \
     {                                                                                      \
         (void)pSync;                                                                       \
-        fcollect(__func__, dest, source, bytes_of(__func__, nelems, S / 8), PE_start,      \
+        fcollect(__func__, dest, source, shmem__bytes_or_fail(nelems, S / 8, __func__), PE_start,      \
                  logPE_stride, PE_size);                                                   \
     }                                                                                      \
     void shmem_collect##S(void *dest, const void *source, size_t nelems, int PE_start,     \
                           int logPE_stride, int PE_size, long *pSync)                      \
     {                                                                                      \
         (void)pSync;                                                                       \
-        collect(__func__, dest, source, bytes_of(__func__, nelems, S / 8), PE_start,       \
+        collect(__func__, dest, source, shmem__bytes_or_fail(nelems, S / 8, __func__), PE_start,       \
                 logPE_stride, PE_size);                                                    \
     }                                                                                      \
     void shmem_alltoall##S(void *dest, const void *source, size_t nelems, int PE_start,    \
                            int logPE_stride, int PE_size, long *pSync)                     \
     {                                                                                      \
         (void)pSync;                                                                       \
-        alltoalls(__func__, dest, source, 1, 1, 1, bytes_of(__func__, nelems, S / 8),      \
+        alltoalls(__func__, dest, source, 1, 1, 1, shmem__bytes_or_fail(nelems, S / 8, __func__),      \
                   PE_start, logPE_stride, PE_size);                                        \
     }                                                                                      \
     void shmem_alltoalls##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,  \
@@ -304,7 +297,7 @@ static void to_all(const char *fn, void *dest, const void *source, int nreduce, 
         return;
     }
     struct set *s = find_set(fn, start, log, size);
-    size_t n = bytes_of(fn, count, esize);
+    size_t n = shmem__bytes_or_fail(count, esize, fn);
     char *acc = malloc(n ? n : 1), *in = malloc(n ? n : 1);
     if (acc == NULL || in == NULL)
         shmem__fail(fn, AOS_ERR_NO_MEMORY);

@@ -38,15 +38,13 @@ int shmem_team_sync(shmem_team_t team)
     return result(__func__, aos_team_sync(team->team));
 }
 
-/* nelems elements of size bytes, checked for overflow. */
+/* nelems elements of size bytes; an overflow is reported. */
 static int bytes(const char *fn, size_t nelems, size_t size, size_t *out)
 {
-    if (nelems > SIZE_MAX / size) {
-        shmem__report(fn, AOS_ERR_SIZE);
-        return AOS_ERR_SIZE;
-    }
-    *out = nelems * size;
-    return AOS_OK;
+    int rc = shmem__bytes(nelems, size, out);
+    if (rc != AOS_OK)
+        shmem__report(fn, rc);
+    return rc;
 }
 
 static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *source,

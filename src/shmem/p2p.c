@@ -50,7 +50,7 @@ static uint64_t load(const void *base, size_t i, size_t esize, int is_signed, in
     }
 }
 
-static int compare(uint64_t a, int cmp, uint64_t b, int is_signed)
+int shmem__compare(uint64_t a, int cmp, uint64_t b, int is_signed)
 {
     if (is_signed) {
         int64_t x = (int64_t)a, y = (int64_t)b;
@@ -82,7 +82,7 @@ static int met(const struct cond *c, size_t i)
 {
     uint64_t v = load(c->ivars, i, c->esize, c->is_signed, 1);
     uint64_t want = load(c->values, c->vector ? i : 0, c->esize, c->is_signed, 0);
-    return compare(v, c->cmp, want, c->is_signed);
+    return shmem__compare(v, c->cmp, want, c->is_signed);
 }
 
 static size_t eligible(const struct cond *c)

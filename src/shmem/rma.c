@@ -8,13 +8,6 @@
  * gets return with the data; non-blocking ones have it after quiet. */
 #include "shmem/shmem_internal.h"
 
-static inline size_t bytes_of(size_t nelems, size_t size, const char *fn)
-{
-    if (__builtin_expect(nelems > SIZE_MAX / size, 0))
-        shmem__fail(fn, AOS_ERR_SIZE);
-    return nelems * size;
-}
-
 static __attribute__((noinline)) void put_slow(shmem_ctx_t ctx, void *dest, const void *src,
                                                size_t nbytes, int pe, const char *fn)
 {
@@ -66,40 +59,40 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
 #define CONTIGUOUS(PT, ESIZE, put, cput, putn, cputn, get, cget, getn, cgetn)              \
     void put(PT *dest, const PT *source, size_t nelems, int pe)                            \
     {                                                                                      \
-        put_bytes(SHMEM__DEFAULT, dest, source, bytes_of(nelems, ESIZE, __func__), pe,  \
+        put_bytes(SHMEM__DEFAULT, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe,  \
                   __func__);                                                               \
     }                                                                                      \
     void cput(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)          \
     {                                                                                      \
-        put_bytes(ctx, dest, source, bytes_of(nelems, ESIZE, __func__), pe, __func__);     \
+        put_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe, __func__);     \
     }                                                                                      \
     void putn(PT *dest, const PT *source, size_t nelems, int pe)                           \
     {                                                                                      \
-        put_bytes(SHMEM__DEFAULT, dest, source, bytes_of(nelems, ESIZE, __func__), pe,  \
+        put_bytes(SHMEM__DEFAULT, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe,  \
                   __func__);                                                               \
     }                                                                                      \
     void cputn(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)         \
     {                                                                                      \
-        put_bytes(ctx, dest, source, bytes_of(nelems, ESIZE, __func__), pe, __func__);     \
+        put_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe, __func__);     \
     }                                                                                      \
     void get(PT *dest, const PT *source, size_t nelems, int pe)                            \
     {                                                                                      \
-        get_bytes(SHMEM__DEFAULT, dest, source, bytes_of(nelems, ESIZE, __func__), pe,  \
+        get_bytes(SHMEM__DEFAULT, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe,  \
                   NULL, __func__);                                                         \
     }                                                                                      \
     void cget(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)          \
     {                                                                                      \
-        get_bytes(ctx, dest, source, bytes_of(nelems, ESIZE, __func__), pe, NULL,          \
+        get_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe, NULL,          \
                   __func__);                                                               \
     }                                                                                      \
     void getn(PT *dest, const PT *source, size_t nelems, int pe)                           \
     {                                                                                      \
-        get_bytes(SHMEM__DEFAULT, dest, source, bytes_of(nelems, ESIZE, __func__), pe,  \
+        get_bytes(SHMEM__DEFAULT, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe,  \
                   shmem__ev(), __func__);                                                  \
     }                                                                                      \
     void cgetn(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)         \
     {                                                                                      \
-        get_bytes(ctx, dest, source, bytes_of(nelems, ESIZE, __func__), pe, shmem__ev(),   \
+        get_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe, shmem__ev(),   \
                   __func__);                                                               \
     }
 

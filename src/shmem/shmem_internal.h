@@ -96,6 +96,27 @@ void shmem__quiet(const char *fn);
             shmem__fail(fn, shmem__rc);                                                    \
     } while (0)
 
+/* Bytes of nelems elements of `size` bytes: AOS_ERR_SIZE when that does
+ * not fit a size_t. */
+static inline int shmem__bytes(size_t nelems, size_t size, size_t *out)
+{
+    if (__builtin_expect(nelems > SIZE_MAX / size, 0))
+        return AOS_ERR_SIZE;
+    *out = nelems * size;
+    return AOS_OK;
+}
+/* The same for routines that return nothing: overflow ends the job. */
+static inline size_t shmem__bytes_or_fail(size_t nelems, size_t size, const char *fn)
+{
+    size_t n = 0;
+    SHMEM__TRY(fn, shmem__bytes(nelems, size, &n));
+    return n;
+}
+
+/* (a cmp b) for SHMEM_CMP_* on 64-bit patterns, compared as signed
+ * values when is_signed (the operands sign-extended from their width). */
+int shmem__compare(uint64_t a, int cmp, uint64_t b, int is_signed);
+
 /* The 32- or 64-bit pattern of a value of `size` bytes, and back: AMO
  * operands of every type travel as unsigned words of their width. */
 static inline uint64_t shmem__bits(const void *v, size_t size)

@@ -11,10 +11,9 @@ static void put_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t n
 {
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         shmem__fail(fn, AOS_ERR_INVALID);
-    if (nelems > SIZE_MAX / size)
-        shmem__fail(fn, AOS_ERR_SIZE);
+    size_t nbytes = shmem__bytes_or_fail(nelems, size, fn);
     int wpe = shmem__ctx_pe(ctx, pe, fn);
-    SHMEM__TRY(fn, aos_putmem(wpe, dest, source, nelems * size, shmem__ev()));
+    SHMEM__TRY(fn, aos_putmem(wpe, dest, source, nbytes, shmem__ev()));
     SHMEM__TRY(fn, aos_amo_post_sym(wpe, sig_addr,
                                     sig_op == SHMEM_SIGNAL_SET ? AOS_AMO_SET : AOS_AMO_ADD,
                                     AOS_AMO_U64, signal));
@@ -73,9 +72,7 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
          * again and wait again if a later signal changed it meanwhile.
          * Acquire: pairs with the signalling PE's atomic, as the wait's did. */
         uint64_t v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
-        int met = 0;
-        SHMEM__TRY(__func__, aos_test_u64(&v, (aos_cmp_t)cmp, cmp_value, &met));
-        if (met)
+        if (shmem__compare(v, cmp, cmp_value, 0))
             return v;
     }
 }
