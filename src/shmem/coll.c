@@ -2,7 +2,6 @@
  * with symmetric buffers. They return 0, or non-zero after printing why. */
 #include "shmem/shmem_internal.h"
 
-#include <complex.h>
 
 static int team_call(const char *fn, shmem_team_t team)
 {

@@ -1,6 +1,5 @@
 /* Library setup, exit and query; the SHMEM_* environment variables; errors. */
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
