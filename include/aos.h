@@ -320,9 +320,11 @@ int aos_dequeue_async(aos_queue_t *q, void *item, aos_event_t *ev);
 /* A put or get that also delivers a notification (my PE, tag) to the owner of
  * the segment, which must have AOS_PROTO_NOTIFY. The owner never sees the
  * notification before the data: a put's data is visible, a get's data has
- * been read, when the notification arrives. Notifications travel in the
- * owner's notification queue; when it is full the sender waits (push-back),
- * nothing is dropped. */
+ * been read, when the notification arrives. Notifications travel in a
+ * lane per (sender, owner) pair, 64 in flight; when it is full the sender
+ * waits until the owner progresses (push-back), nothing is dropped. Both
+ * calls complete before they return (ev, if given, is complete too). The
+ * owner must be on this node (AOS_ERR_NOT_LOCAL otherwise). */
 int aos_put_notify(aos_seg_t *seg, size_t offset, const void *src, size_t len, uint32_t tag,
                    aos_event_t *ev);
 int aos_get_notify(void *dst, aos_seg_t *seg, size_t offset, size_t len, uint32_t tag,

@@ -5,6 +5,8 @@
  *   [0, AOS__HEADER_SIZE)            header below: bell, segment directory
  *   [coll_off, +coll_size)           team slots: the words collectives
  *                                    signal (layout in coll/team.h)
+ *   [notify_off, +notify_size)       notification lanes, one per source
+ *                                    (layout in queue/notify_lanes.h)
  *   [static_off, +static_len)        copy of the program's writable data
  *   [heap_off, +heap_size)           symmetric heap (same offsets on all PEs)
  *   [segspace_off, +segment_space)   memory of aos_seg_create segments

@@ -13,7 +13,7 @@ void aos__progress(void)
     }
     if (aos__rt.pending_requests != 0)
         aos__queue_progress();
-    aos__notify_progress(); /* one load when no notification is waiting */
+    aos__notify_progress(); /* a load per lane in use when nothing waits */
     aos__rpc_progress();    /* likewise when no request is waiting */
     if (aos__ipc_ops != NULL)
         aos__ipc_progress();

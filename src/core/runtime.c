@@ -12,6 +12,7 @@
 #include "core/bootstrap.h"
 #include "mem/memory.h"
 #include "core/progress_thread.h"
+#include "queue/notify_lanes.h"
 #include "queue/queue.h"
 #include "rpc/rpc.h"
 
@@ -49,7 +50,9 @@ static void plan_layout(struct aos__runtime *rt, uint64_t static_len)
     const uint64_t big = 2u << 20; /* keep regions huge-page aligned */
     rt->coll_off = AOS__HEADER_SIZE;
     rt->coll_size = align_up(AOS__TEAM_SLOTS * aos__slot_size(rt->npes), rt->page_size);
-    rt->static_off = rt->coll_off + rt->coll_size;
+    rt->notify_off = rt->coll_off + rt->coll_size;
+    rt->notify_size = align_up(aos__notify_region_size(rt->npes), rt->page_size);
+    rt->static_off = rt->notify_off + rt->notify_size;
     rt->static_len = static_len;
     rt->heap_off = align_up(rt->static_off + static_len, big);
     rt->heap_size = align_up(rt->cfg.heap_size, big);

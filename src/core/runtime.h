@@ -39,6 +39,7 @@ struct aos__runtime {
     /* Arena layout, identical on every PE (checked at bootstrap). */
     uint64_t arena_size;
     uint64_t coll_off, coll_size; /* team slots (coll/team.h) */
+    uint64_t notify_off, notify_size; /* notification lanes (queue/notify_lanes.h) */
     uint64_t static_off, static_len;
     uintptr_t static_lo; /* address of the program's writable data (page aligned) */
     uint64_t heap_off, heap_size;

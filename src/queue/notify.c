@@ -1,17 +1,23 @@
-/* Notified access. Every PE owns a notification queue (an aos queue under a
- * reserved key) of {source, tag, segment} items. Senders complete the data
- * transfer, then enqueue; the owner drains the queue in aos__progress and
- * matches each notification against its started requests, or keeps it in
- * the unexpected list. */
+/* Notified access. A notification {source, tag, segment, state} travels in
+ * the lane of its (source, target) pair (protocol in queue/notify_lanes.h):
+ * the sender completes the transfer, then publishes a slot of the lane; the
+ * target drains its lanes in aos__progress and matches each notification
+ * against its started requests, or keeps it in the unexpected list. */
+#include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "arch/atomics.h"
+#include "arch/copy.h"
+#include "core/event.h"
 #include "core/runtime.h"
 #include "core/wait.h"
 #include "mem/segment.h"
+#include "queue/notify_lanes.h"
 #include "queue/queue.h"
 #include "rma/rma.h"
+#include "rpc/rpc.h"
 
-#define NOTIFY_CAPACITY 4096
 #define REQ_MAGIC 0x616e7271u
 
 struct note {
@@ -20,7 +26,6 @@ struct note {
     uint32_t segment; /* directory index of the target segment */
     uint32_t state;   /* its directory state, so a reused slot does not match */
 };
-_Static_assert(sizeof(struct note) == 16, "a notification is 16 bytes");
 
 struct aos_notify_req {
     uint32_t magic;
@@ -30,7 +35,7 @@ struct aos_notify_req {
     int64_t tag;       /* or AOS_ANY_TAG */
     uint64_t expected;
     uint64_t matched;
-    int active;        /* started and not complete */
+    int active;        /* started and not complete; cleared with release */
     int last_source;
     uint32_t last_tag;
     struct aos_notify_req *next_active;
@@ -42,32 +47,82 @@ struct unexpected {
     struct unexpected *next;
 };
 
-static aos_queue_t *my_queue;
-static aos_queue_t **peer_queues; /* attached lazily, one per PE */
+/* My side of the lane to each target: positions are claimed with an atomic
+ * add, since several threads may notify one target. A line each, so that
+ * threads notifying different targets do not share one. */
+struct lane_out {
+    uint64_t next;                /* next position to claim */
+    struct aos__note_slot *slots; /* the lane, in the target's arena (mapped) */
+    uint64_t slots_off;           /* its arena offset there, for waking */
+    const uint64_t *ack;          /* the target's ack, in my arena */
+    uint64_t *bits;               /* the word with my active-source bit there */
+    uint32_t announced;           /* that bit is set */
+    uint8_t pad[AOS__LINE - 44];
+};
+_Static_assert(sizeof(struct lane_out) == AOS__LINE, "one line per target");
+
+/* My side of the lane from each source; changed under notify_lock only. */
+struct lane_in {
+    uint64_t consumed;            /* positions taken; read unlocked as a hint */
+    uint64_t acked;               /* the count last written to the source's ack */
+    struct aos__note_slot *slots; /* the lane, in my arena */
+};
+
+/* The body of a slot whose transfer failed after its position was claimed:
+ * the target consumes it and delivers nothing (no segment has this index). */
+#define VOID_SEGMENT UINT32_MAX
+
+static struct lane_out *lanes_out;
+static struct lane_in *lanes_in;
+static const uint64_t *active_bits; /* my active-source bits; NULL when stopped */
+static int active_words;
+/* 1 while a thread drains lanes or changes the unexpected list or the
+ * started requests: every thread's progress may drain, and programs may
+ * start requests on any thread. Held for a few loads and stores, so a
+ * waiter yields rather than sleeps; unlocking is one store. */
+static uint32_t notify_lock;
 static struct unexpected *unx_head, **unx_tail = &unx_head;
 static struct aos_notify_req *active_head, **active_tail = &active_head;
 
 int aos__notify_start(void)
 {
-    peer_queues = calloc((size_t)aos__rt.npes, sizeof *peer_queues);
-    if (peer_queues == NULL)
+    size_t n = (size_t)aos__rt.npes;
+    lanes_out = aligned_alloc(AOS__LINE, n * sizeof *lanes_out);
+    lanes_in = calloc(n, sizeof *lanes_in);
+    if (lanes_out == NULL || lanes_in == NULL) {
+        free(lanes_out);
+        free(lanes_in);
+        lanes_out = NULL;
+        lanes_in = NULL;
         return AOS_ERR_NO_MEMORY;
-    int rc = aos__queue_create_reserved(AOS__NOTIFY_KEY, sizeof(struct note), NOTIFY_CAPACITY,
-                                        &my_queue);
-    if (rc != AOS_OK) {
-        free(peer_queues);
-        peer_queues = NULL;
     }
-    return rc;
+    memset(lanes_out, 0, n * sizeof *lanes_out);
+    int me = aos__rt.me, npes = aos__rt.npes;
+    char *mine = aos__rt.my_base + aos__rt.notify_off;
+    for (int pe = 0; pe < npes; pe++) {
+        lanes_in[pe].slots = (struct aos__note_slot *)(void *)(mine +
+                                                               aos__notify_lane_off(npes, pe));
+        struct lane_out *o = &lanes_out[pe];
+        o->ack = (const uint64_t *)(void *)(mine + aos__notify_ack_off(npes, pe));
+        if (aos__rt.peers[pe].base == NULL)
+            continue; /* off the node: no lane (AOS_ERR_NOT_LOCAL) */
+        char *theirs = aos__rt.peers[pe].base + aos__rt.notify_off;
+        o->slots = (struct aos__note_slot *)(void *)(theirs + aos__notify_lane_off(npes, me));
+        o->slots_off = aos__rt.notify_off + aos__notify_lane_off(npes, me);
+        o->bits = (uint64_t *)(void *)theirs + me / 64;
+    }
+    active_words = (npes + 63) / 64;
+    active_bits = (const uint64_t *)(void *)mine;
+    return AOS_OK;
 }
 
 void aos__notify_stop(void)
 {
-    for (int pe = 0; peer_queues != NULL && pe < aos__rt.npes; pe++)
-        if (peer_queues[pe] != NULL)
-            aos_queue_detach(peer_queues[pe]);
-    free(peer_queues);
-    peer_queues = NULL;
+    free(lanes_out);
+    free(lanes_in);
+    lanes_out = NULL;
+    lanes_in = NULL;
+    active_bits = NULL;
     while (unx_head != NULL) {
         struct unexpected *u = unx_head;
         unx_head = u->next;
@@ -76,9 +131,6 @@ void aos__notify_stop(void)
     unx_tail = &unx_head;
     active_head = NULL;
     active_tail = &active_head;
-    if (my_queue != NULL)
-        aos__queue_destroy_reserved(my_queue);
-    my_queue = NULL;
 }
 
 static int matches(const struct aos_notify_req *r, const struct note *n)
@@ -104,10 +156,14 @@ static void remove_active(struct aos_notify_req *r)
     if (active_tail == &r->next_active)
         active_tail = pp;
     r->next_active = NULL;
-    r->active = 0;
+    /* Release: pairs with the acquire in req_done and aos_notify_test, so a
+     * thread that sees the request complete sees its counts and last match. */
+    aos__store_release(&r->active, 0);
 }
 
-/* The first started request that matches gets the notification. */
+/* The first started request that matches gets the notification, else it
+ * joins the unexpected list. 0 when it could not be kept (no memory): it
+ * stays in its lane and is taken again at the next progress. */
 static int deliver(const struct note *n)
 {
     for (struct aos_notify_req *r = active_head; r != NULL; r = r->next_active) {
@@ -118,47 +174,185 @@ static int deliver(const struct note *n)
             remove_active(r);
         return 1;
     }
+    struct unexpected *u = malloc(sizeof *u);
+    if (u == NULL)
+        return 0;
+    u->n = *n;
+    u->next = NULL;
+    *unx_tail = u;
+    unx_tail = &u->next;
+    return 1;
+}
+
+static int lock_try(void)
+{
+    /* Acquire: pairs with lock_release, so the last holder's changes to the
+     * lists and lanes_in are visible. */
+    return aos__exchange_acquire(&notify_lock, 1) == 0;
+}
+
+static void lock_take(void)
+{
+    while (!lock_try())
+        sched_yield();
+}
+
+static void lock_release(void)
+{
+    aos__store_release(&notify_lock, 0); /* pairs with lock_try's acquire */
+}
+
+/* Takes what source has published in its lane to me; under notify_lock. */
+static void drain_lane(int source)
+{
+    struct lane_in *in = &lanes_in[source];
+    for (;;) {
+        uint64_t pos = in->consumed;
+        struct aos__note_slot *slot = &in->slots[pos % AOS__NOTE_SLOTS];
+        /* Acquire: pairs with the sender's release of pub, after its body
+         * and its transfer. */
+        uint64_t pub = aos__load_acquire(&slot->pub);
+        if ((uint32_t)pub != (uint32_t)(pos + 1))
+            break;
+        /* Relaxed: ordered after pub's acquire; the sender rewrites the slot
+         * only after our ack, which comes after this read. */
+        uint64_t body = aos__load_relaxed(&slot->body);
+        struct note n = {.source = (uint32_t)source,
+                         .tag = (uint32_t)body,
+                         .segment = (uint32_t)(body >> 32),
+                         .state = (uint32_t)(pub >> 32)};
+        if (n.segment != VOID_SEGMENT && !deliver(&n))
+            break;
+        /* Relaxed: other threads read it as a hint of work only (lane_ready). */
+        aos__store_relaxed(&in->consumed, pos + 1);
+    }
+    if (in->consumed - in->acked >= AOS__NOTE_SLOTS / 2) {
+        in->acked = in->consumed;
+        /* Release + wake (signal_store): the sender reuses the slots only
+         * after our reads of them; wakes a sender waiting for space. */
+        (void)aos__rt.tp->signal_store(
+            source, aos__rt.notify_off + aos__notify_ack_off(aos__rt.npes, aos__rt.me),
+            in->consumed);
+    }
+}
+
+static int lane_ready(int source)
+{
+    /* Relaxed, both: a hint that draining has work; drain_lane decides. */
+    const struct lane_in *in = &lanes_in[source];
+    uint64_t pos = aos__load_relaxed(&in->consumed);
+    uint64_t pub = aos__load_relaxed(&in->slots[pos % AOS__NOTE_SLOTS].pub);
+    return (uint32_t)pub == (uint32_t)(pos + 1);
+}
+
+/* Whether some lane in use holds a notification not yet taken. */
+static int any_lane_ready(void)
+{
+    for (int w = 0; w < active_words; w++) {
+        /* Relaxed: a source sets its bit before publishing its first slot;
+         * a bit seen late only delays that lane to the next progress. */
+        for (uint64_t b = aos__load_relaxed(&active_bits[w]); b != 0; b &= b - 1)
+            if (lane_ready(w * 64 + __builtin_ctzll(b)))
+                return 1;
+    }
     return 0;
+}
+
+/* Drains every lane in use; under notify_lock. */
+static void drain_lanes(void)
+{
+    for (int w = 0; w < active_words; w++)
+        for (uint64_t b = aos__load_relaxed(&active_bits[w]); b != 0; b &= b - 1) /* as above */
+            drain_lane(w * 64 + __builtin_ctzll(b));
 }
 
 void aos__notify_progress(void)
 {
-    if (my_queue == NULL)
+    if (active_bits == NULL || !any_lane_ready())
         return;
-    struct note n;
-    while (aos_try_dequeue(my_queue, &n) == AOS_OK) {
-        if (deliver(&n))
-            continue;
-        struct unexpected *u = malloc(sizeof *u);
-        if (u == NULL)
-            return; /* keep it queued; retried at the next progress */
-        u->n = n;
-        u->next = NULL;
-        *unx_tail = u;
-        unx_tail = &u->next;
-    }
+    if (!lock_try())
+        return; /* another thread is draining, this lane too */
+    drain_lanes();
+    lock_release();
 }
 
 /* ---- senders -------------------------------------------------------------- */
 
-static int notify_owner(const aos_seg_t *seg, uint32_t tag)
+struct space_wait {
+    const uint64_t *ack;
+    uint64_t need;
+};
+
+static int space_ready(const void *ctx)
 {
-    int pe = seg->owner;
-    if (peer_queues[pe] == NULL) {
-        int rc = aos__queue_attach_reserved(pe, AOS__NOTIFY_KEY, &peer_queues[pe]);
-        if (rc != AOS_OK)
-            return rc;
-    }
-    struct note n = {.source = (uint32_t)aos__rt.me,
-                     .tag = tag,
-                     .segment = seg->index,
-                     .state = (uint32_t)seg->state};
-    return aos_enqueue(peer_queues[pe], &n); /* waits while the queue is full */
+    const struct space_wait *w = ctx;
+    /* Acquire: pairs with the target's release of ack in drain_lane: its
+     * reads of the slot we are about to reuse are done. */
+    return aos__load_acquire(w->ack) >= w->need;
 }
 
-/* The transfer, then the notification. The data is complete before the
- * notification is enqueued: on a node a transfer with an event is complete
- * on return, and the enqueue's release orders it after the copy. */
+/* Claims a slot in my lane to `target`, waiting while the lane is full. */
+static int claim(int target, uint64_t *pos)
+{
+    /* Relaxed: the add only hands out distinct positions; the slot is
+     * guarded by the ack's acquire in space_ready. */
+    uint64_t p = aos__fetch_add_relaxed(&lanes_out[target].next, 1);
+    if (p >= AOS__NOTE_SLOTS) {
+        struct space_wait w = {lanes_out[target].ack, p + 1 - AOS__NOTE_SLOTS};
+        if (!space_ready(&w)) {
+            uint64_t ack_off = (uint64_t)((const char *)w.ack - aos__rt.my_base);
+            int rc = aos__wait(space_ready, &w, AOS__FOREVER,
+                               (struct aos__watch){ack_off, ack_off + sizeof(uint64_t)});
+            if (rc != AOS_OK)
+                return rc; /* the position stays claimed: the lane is unusable */
+        }
+    }
+    *pos = p;
+    return AOS_OK;
+}
+
+/* Sets my bit in target's active-source bits, once. */
+static void announce(int target)
+{
+    struct lane_out *o = &lanes_out[target];
+    /* Relaxed: threads racing here both set the same bit, which is harmless. */
+    if (aos__load_relaxed(&o->announced))
+        return;
+    /* Seq_cst: the bit is set before the slot the caller publishes next. */
+    (void)aos__fetch_or_seq_cst(o->bits, 1ull << (aos__rt.me % 64));
+    aos__store_relaxed(&o->announced, 1);
+}
+
+/* Publishes {me, tag, segment, state} at position pos of my lane to target
+ * and wakes target's waiters on the slot and on [lo, hi) (the put's data;
+ * lo == hi: none). */
+static void publish(int target, uint64_t pos, uint32_t tag, uint32_t segment, uint32_t state,
+                    uint64_t lo, uint64_t hi)
+{
+    const struct lane_out *o = &lanes_out[target];
+    struct aos__note_slot *slot = &o->slots[pos % AOS__NOTE_SLOTS];
+    /* Relaxed: published by the release in the exchange below. */
+    aos__store_relaxed(&slot->body, (uint64_t)tag | (uint64_t)segment << 32);
+    /* Release (a seq_cst exchange): the transfer and the body are visible
+     * before pub, pairing with drain_lane's acquire; and, being a full
+     * barrier, it orders the sleeper check below after every write, as the
+     * writer's half of the sleep protocol (core/wait.c) requires. */
+    (void)aos__exchange_seq_cst(&slot->pub, (uint32_t)(pos + 1) | (uint64_t)state << 32);
+    aos__fence_after_rmw();
+    uint64_t slot_off = o->slots_off + (pos % AOS__NOTE_SLOTS) * sizeof *slot +
+                        offsetof(struct aos__note_slot, pub);
+    if (lo == hi || slot_off < lo)
+        lo = slot_off;
+    if (slot_off + sizeof(uint64_t) > hi)
+        hi = slot_off + sizeof(uint64_t);
+    aos__bell_ring(&aos__rt.peers[target].header->bell, lo, hi, 1);
+}
+
+/* The slot is claimed first, while this thread has no stores in flight
+ * (the claim is a locked add, which would wait for them). A put's data is
+ * copied straight into the target's mapping, with no wake of its own:
+ * publish's one barrier then waits for the data's and the slot's lines
+ * together, and its one wake covers both. */
 static int notified(int is_put, void *local, aos_seg_t *seg, size_t offset, size_t len,
                     uint32_t tag, aos_event_t *ev)
 {
@@ -166,15 +360,39 @@ static int notified(int is_put, void *local, aos_seg_t *seg, size_t offset, size
     int rc = aos__seg_access(seg, offset, len, AOS_PROTO_RMA | AOS_PROTO_NOTIFY, &off);
     if (rc != AOS_OK)
         return rc;
-    if (len != 0) {
-        if (local == NULL)
-            return AOS_ERR_NULL;
-        rc = is_put ? aos__put_at(seg->owner, off, local, len, ev)
-                    : aos__get_at(local, seg->owner, off, len, ev);
+    int target = seg->owner;
+    char *base = aos__rt.peers[target].base;
+    if (base == NULL)
+        return AOS_ERR_NOT_LOCAL; /* lanes are load/store memory */
+    if (len != 0 && local == NULL)
+        return AOS_ERR_NULL;
+    if (target == aos__rt.me) {
+        rc = aos__check_self_overlap(target, off, local, len);
         if (rc != AOS_OK)
             return rc;
     }
-    return notify_owner(seg, tag);
+    if (ev == NULL)
+        aos__rpc_poll();
+    announce(target);
+    uint64_t pos;
+    rc = claim(target, &pos);
+    if (rc != AOS_OK)
+        return rc;
+    if (len != 0 && is_put) {
+        aos__copy(base + off, local, len);
+        publish(target, pos, tag, seg->index, (uint32_t)seg->state, off, off + len);
+    } else {
+        if (len != 0)
+            rc = aos__get_at(local, target, off, len, NULL);
+        /* A failed get still fills its slot, with a void body, so that the
+         * lane goes on. */
+        publish(target, pos, tag, rc == AOS_OK ? seg->index : VOID_SEGMENT,
+                (uint32_t)seg->state, off, off);
+        if (rc != AOS_OK)
+            return rc;
+    }
+    aos__event_done_at_issue(ev);
+    return AOS_OK;
 }
 
 int aos_put_notify(aos_seg_t *seg, size_t offset, const void *src, size_t len, uint32_t tag,
@@ -237,9 +455,12 @@ int aos_notify_start(aos_notify_req_t *r)
     int rc = check_req(r);
     if (rc != AOS_OK)
         return rc;
-    if (r->active)
+    /* Acquire: pairs with remove_active's release (the last round's counts). */
+    if (aos__load_acquire(&r->active))
         return AOS_ERR_AGAIN; /* still collecting its previous round */
-    aos__notify_progress();   /* what has arrived is unexpected until now */
+    lock_take();
+    if (any_lane_ready())
+        drain_lanes(); /* what has arrived is unexpected until now */
     r->matched = 0;
     struct unexpected **pp = &unx_head;
     while (*pp != NULL && r->matched < r->expected) {
@@ -255,12 +476,20 @@ int aos_notify_start(aos_notify_req_t *r)
         free(u);
     }
     if (r->matched < r->expected) {
-        r->active = 1;
+        /* Relaxed: under the lock, as every later change is. */
+        aos__store_relaxed(&r->active, 1);
         r->next_active = NULL;
         *active_tail = r;
         active_tail = &r->next_active;
     }
+    lock_release();
     return AOS_OK;
+}
+
+static int req_done(const void *ctx)
+{
+    /* Acquire: pairs with remove_active's release. */
+    return !aos__load_acquire(&((const aos_notify_req_t *)ctx)->active);
 }
 
 int aos_notify_test(aos_notify_req_t *r, int *done)
@@ -271,13 +500,8 @@ int aos_notify_test(aos_notify_req_t *r, int *done)
     if (done == NULL)
         return AOS_ERR_NULL;
     aos__progress();
-    *done = !r->active;
+    *done = req_done(r);
     return AOS_OK;
-}
-
-static int req_done(const void *ctx)
-{
-    return !((const aos_notify_req_t *)ctx)->active;
 }
 
 int aos_notify_wait(aos_notify_req_t *r)
@@ -285,7 +509,8 @@ int aos_notify_wait(aos_notify_req_t *r)
     int rc = check_req(r);
     if (rc != AOS_OK)
         return rc;
-    /* Senders write my notification queue: watch all of my arena. */
+    /* Senders ring with the slot's range; all of my arena is watched so
+     * that RPCs to me are served while I sleep, as in every wait. */
     return aos__wait(req_done, r, AOS__FOREVER, AOS__WATCH_ALL);
 }
 
@@ -309,7 +534,7 @@ int aos_notify_free(aos_notify_req_t *r)
         return AOS_OK;
     if (r->magic != REQ_MAGIC)
         return AOS_ERR_INVALID;
-    if (r->active)
+    if (aos__load_acquire(&r->active)) /* pairs with remove_active's release */
         return AOS_ERR_AGAIN;
     r->magic = 0;
     free(r);

@@ -49,9 +49,9 @@ _Static_assert(offsetof(struct aos__queue_header, tail) == AOS__LINE, "tail on i
 /* Completes pending asynchronous dequeues that can be completed now. */
 void aos__queue_progress(void);
 
-/* The key of every PE's notification queue; reserved: aos_seg_* and
- * aos_queue_* calls with it get AOS_ERR_INVALID. */
-#define AOS__NOTIFY_KEY AOS__RESERVED_KEY
+/* The keys of aos's own queues and segments; reserved: aos_seg_* and
+ * aos_queue_* calls with them get AOS_ERR_INVALID. (AOS__RESERVED_KEY
+ * itself named the notification queue before notifications had lanes.) */
 #define AOS__RPC_QUEUE_KEY (AOS__RESERVED_KEY - 1)
 #define AOS__RPC_AREA_KEY (AOS__RESERVED_KEY - 2)
 int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
@@ -63,7 +63,7 @@ void aos__queue_destroy_reserved(aos_queue_t *q);
 int aos__queue_destroy_checked(aos_queue_t *q);
 
 /* Notified access (notify.c): set up and torn down with the runtime; the
- * progress hook drains my notification queue into requests. */
+ * progress hook drains my notification lanes into requests. */
 int aos__notify_start(void);
 void aos__notify_stop(void);
 void aos__notify_progress(void);

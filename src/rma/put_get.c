@@ -15,8 +15,7 @@ static int ranges_meet(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
     return alen != 0 && blen != 0 && a < b + blen && b < a + alen;
 }
 
-/* Transfers with my own memory must not copy a range onto itself. */
-static int check_self_overlap(int pe, uint64_t remote_off, const void *local, size_t len)
+int aos__check_self_overlap(int pe, uint64_t remote_off, const void *local, size_t len)
 {
     uint64_t loff;
     if (pe != aos__rt.me || !aos__local_arena_off(local, &loff))
@@ -56,7 +55,7 @@ static int block_self_overlap(int pe, uint64_t remote_off, const void *local,
 
 int aos__put_at(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
 {
-    int rc = check_self_overlap(pe, off, src, len);
+    int rc = aos__check_self_overlap(pe, off, src, len);
     if (rc != AOS_OK)
         return rc;
     return aos__rt.tp->put(pe, off, src, len, ev);
@@ -64,7 +63,7 @@ int aos__put_at(int pe, uint64_t off, const void *src, size_t len, aos_event_t *
 
 int aos__get_at(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
 {
-    int rc = check_self_overlap(pe, off, dst, len);
+    int rc = aos__check_self_overlap(pe, off, dst, len);
     if (rc != AOS_OK)
         return rc;
     return aos__rt.tp->get(dst, pe, off, len, ev);

@@ -227,7 +227,9 @@ void aos__rpc_progress(void)
 {
     if (R.queue == NULL)
         return;
-    aos__rpc_serve();
+    /* One load unless a request waits (with a progress thread, which alone
+     * serves, not even that): every wait's spin comes through here. */
+    aos__rpc_poll();
     aos__rpc_call_progress(); /* the progress thread never gets here (aos__progress) */
 }
 

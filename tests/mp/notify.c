@@ -1,11 +1,29 @@
 /* Notified access: the data is in place when the notification is seen;
  * matching order, wildcards, counts, unexpected arrivals; every PE notifying
  * one target; get_notify; bad input. */
+#include <pthread.h>
 #include <string.h>
 
 #include "../common/check.h"
 
 #define ROUNDS 200
+#define THREADS 4
+#define PER_THREAD 500
+
+struct sender {
+    aos_seg_t *root;
+    size_t at; /* this thread's word in PE 0's segment */
+    uint32_t tag;
+};
+
+/* Notifies PE 0 PER_THREAD times, the k-th time after storing k in its word. */
+static void *send_many(void *arg)
+{
+    const struct sender *s = arg;
+    for (uint64_t k = 1; k <= PER_THREAD; k++)
+        CHECK_OK(aos_put_notify(s->root, s->at, &k, sizeof k, s->tag, NULL));
+    return NULL;
+}
 
 int main(void)
 {
@@ -168,6 +186,60 @@ int main(void)
             CHECK_OK(aos_put_notify(root, (size_t)me * slot, buf, 8, 77, NULL));
     }
     CHECK_OK(aos_barrier_all());
+
+    /* 6. threads: THREADS threads on every other PE notify PE 0 at once,
+     *    sharing their PE's lane; PE 0 counts every (source, tag) exactly
+     *    and, at the k-th match, finds at least k in that thread's word. */
+    if (me == 0) {
+        memset(mem, 0, slot * (size_t)n);
+        CHECK_OK(aos_barrier_all());
+        aos_notify_req_t *one;
+        CHECK_OK(aos_notify_init(mine, AOS_ANY_SOURCE, AOS_ANY_TAG, 1, &one));
+        uint64_t count[64][THREADS] = {{0}};
+        CHECK(n <= 64);
+        for (long i = 0; i < (long)(n - 1) * THREADS * PER_THREAD; i++) {
+            CHECK_OK(aos_notify_start(one));
+            CHECK_OK(aos_notify_wait(one));
+            int src;
+            uint32_t tag;
+            CHECK_OK(aos_notify_last(one, &src, &tag));
+            CHECK(src > 0 && src < n && tag >= 100 && tag < 100 + THREADS);
+            uint64_t k = ++count[src][tag - 100];
+            uint64_t word;
+            memcpy(&word, mem + (size_t)src * slot + (tag - 100) * 8, sizeof word);
+            CHECK(word >= k && word <= PER_THREAD);
+        }
+        for (int p = 1; p < n; p++)
+            for (int t = 0; t < THREADS; t++)
+                CHECK(count[p][t] == PER_THREAD);
+        int done = 0;
+        CHECK_OK(aos_notify_start(one));
+        CHECK_OK(aos_notify_test(one, &done));
+        CHECK(!done); /* nothing more arrived */
+        CHECK_OK(aos_barrier_all());
+        CHECK_OK(aos_notify_test(one, &done));
+        CHECK(!done);
+        CHECK_RC(aos_notify_free(one), AOS_ERR_AGAIN); /* still started */
+        uint64_t mark = 7;                            /* a notification to myself */
+        CHECK_OK(aos_put_notify(root, 8, &mark, sizeof mark, 99, NULL));
+        CHECK_OK(aos_notify_wait(one));
+        int src;
+        uint32_t tag;
+        CHECK_OK(aos_notify_last(one, &src, &tag));
+        CHECK(src == 0 && tag == 99 && memcmp(mem + 8, &mark, sizeof mark) == 0);
+        CHECK_OK(aos_notify_free(one));
+    } else {
+        CHECK_OK(aos_barrier_all());
+        pthread_t th[THREADS];
+        struct sender s[THREADS];
+        for (int t = 0; t < THREADS; t++) {
+            s[t] = (struct sender){root, (size_t)me * slot + (size_t)t * 8, 100u + (uint32_t)t};
+            CHECK(pthread_create(&th[t], NULL, send_many, &s[t]) == 0);
+        }
+        for (int t = 0; t < THREADS; t++)
+            CHECK(pthread_join(th[t], NULL) == 0);
+        CHECK_OK(aos_barrier_all());
+    }
 
     /* bad input */
     aos_notify_req_t *bad = NULL;

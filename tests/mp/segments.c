@@ -135,8 +135,8 @@ int main(void)
                                                &many[made])) == AOS_OK)
         made++;
     CHECK(rc == AOS_ERR_TOO_MANY);
-    /* live: rw, ro_atomic and aos's own notification queue, RPC queue, RPC area */
-    CHECK(made == 1024 - 5);
+    /* live: rw, ro_atomic and aos's own RPC queue and RPC area */
+    CHECK(made == 1024 - 4);
     for (int i = 0; i < made; i++)
         CHECK_OK(aos_seg_destroy(many[i]));
 
