@@ -17,6 +17,9 @@
  *    accepted and never written: any values, any reuse.
  *  - Symmetric data objects: shmem_malloc'd memory and the program's global
  *    and static variables.
+ *  - The default-context contiguous RMA and AMO routines are inline (one
+ *    call into aos each; aos/shmem_inline.h). Define SHMEM_NO_INLINE to call
+ *    the library's functions instead.
  *
  * Type tables: the typed routines are declared through the SHMEM__*_TYPES
  * tables below, one X(type, TYPENAME) entry per type of the specification's
@@ -35,6 +38,18 @@ typedef std::complex<double> shmem__complexd;
 #else
 typedef float _Complex shmem__complexf;
 typedef double _Complex shmem__complexd;
+#endif
+
+/* The default-context RMA and AMO routines are defined inline (in
+ * aos/shmem_inline.h) unless SHMEM_NO_INLINE is defined; SHMEM__OUTLINE
+ * keeps their library declarations for that case. */
+#if !defined(SHMEM_NO_INLINE) && defined(__GNUC__) &&                                     \
+    (defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L))
+#define SHMEM__INLINE 1
+#define SHMEM__OUTLINE(decl)
+#else
+#define SHMEM__INLINE 0
+#define SHMEM__OUTLINE(decl) decl
 #endif
 
 #if defined(__GNUC__)
@@ -247,21 +262,21 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 /* ---- RMA -------------------------------------------------------------------------- */
 
 #define SHMEM__DECL_RMA(T, N)                                                              \
-    void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                 \
+    SHMEM__OUTLINE(void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);) \
     void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,     \
                              int pe);                                                      \
-    void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                 \
+    SHMEM__OUTLINE(void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);) \
     void shmem_ctx_##N##_get(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,     \
                              int pe);                                                      \
-    void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);             \
+    SHMEM__OUTLINE(void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);) \
     void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source,                \
                                  size_t nelems, int pe);                                   \
-    void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);             \
+    SHMEM__OUTLINE(void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);) \
     void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source,                \
                                  size_t nelems, int pe);                                   \
-    void shmem_##N##_p(T *dest, T value, int pe);                                          \
+    SHMEM__OUTLINE(void shmem_##N##_p(T *dest, T value, int pe);) \
     void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe);                     \
-    T shmem_##N##_g(const T *source, int pe);                                              \
+    SHMEM__OUTLINE(T shmem_##N##_g(const T *source, int pe);) \
     T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe);                         \
     void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t tst, ptrdiff_t sst,          \
                           size_t nelems, int pe);                                          \
@@ -287,16 +302,16 @@ SHMEM__RMA_TYPES(SHMEM__DECL_RMA)
 
 /* Sized forms move nelems elements of SIZE bits; mem forms move bytes. */
 #define SHMEM__DECL_SIZED(S)                                                               \
-    void shmem_put##S(void *dest, const void *source, size_t nelems, int pe);              \
+    SHMEM__OUTLINE(void shmem_put##S(void *dest, const void *source, size_t nelems, int pe);) \
     void shmem_ctx_put##S(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,  \
                           int pe);                                                         \
-    void shmem_get##S(void *dest, const void *source, size_t nelems, int pe);              \
+    SHMEM__OUTLINE(void shmem_get##S(void *dest, const void *source, size_t nelems, int pe);) \
     void shmem_ctx_get##S(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,  \
                           int pe);                                                         \
-    void shmem_put##S##_nbi(void *dest, const void *source, size_t nelems, int pe);        \
+    SHMEM__OUTLINE(void shmem_put##S##_nbi(void *dest, const void *source, size_t nelems, int pe);) \
     void shmem_ctx_put##S##_nbi(shmem_ctx_t ctx, void *dest, const void *source,           \
                                 size_t nelems, int pe);                                    \
-    void shmem_get##S##_nbi(void *dest, const void *source, size_t nelems, int pe);        \
+    SHMEM__OUTLINE(void shmem_get##S##_nbi(void *dest, const void *source, size_t nelems, int pe);) \
     void shmem_ctx_get##S##_nbi(shmem_ctx_t ctx, void *dest, const void *source,           \
                                 size_t nelems, int pe);                                    \
     void shmem_iput##S(void *dest, const void *source, ptrdiff_t tst, ptrdiff_t sst,       \
@@ -321,14 +336,14 @@ SHMEM__RMA_TYPES(SHMEM__DECL_RMA)
 SHMEM__SIZES(SHMEM__DECL_SIZED)
 #undef SHMEM__DECL_SIZED
 
-void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
+SHMEM__OUTLINE(void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);)
 void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
-void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
+SHMEM__OUTLINE(void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);)
 void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
-void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+SHMEM__OUTLINE(void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);)
 void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
                           int pe);
-void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+SHMEM__OUTLINE(void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);)
 void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
                           int pe);
 void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
@@ -349,16 +364,16 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
 /* ---- atomic memory operations ------------------------------------------------------ */
 
 #define SHMEM__DECL_AMO_EXT(T, N)                                                          \
-    T shmem_##N##_atomic_fetch(const T *source, int pe);                                   \
+    SHMEM__OUTLINE(T shmem_##N##_atomic_fetch(const T *source, int pe);) \
     T shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T *source, int pe);              \
-    void shmem_##N##_atomic_set(T *dest, T value, int pe);                                 \
+    SHMEM__OUTLINE(void shmem_##N##_atomic_set(T *dest, T value, int pe);) \
     void shmem_ctx_##N##_atomic_set(shmem_ctx_t ctx, T *dest, T value, int pe);            \
-    T shmem_##N##_atomic_swap(T *dest, T value, int pe);                                   \
+    SHMEM__OUTLINE(T shmem_##N##_atomic_swap(T *dest, T value, int pe);) \
     T shmem_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T *dest, T value, int pe);              \
-    void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe);                  \
+    SHMEM__OUTLINE(void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe);) \
     void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T *fetch, const T *source,      \
                                           int pe);                                         \
-    void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);                  \
+    SHMEM__OUTLINE(void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);) \
     void shmem_ctx_##N##_atomic_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value,      \
                                          int pe);
 SHMEM__AMO_STD_TYPES(SHMEM__DECL_AMO_EXT)
@@ -366,34 +381,34 @@ SHMEM__AMO_EXT_ONLY_TYPES(SHMEM__DECL_AMO_EXT)
 #undef SHMEM__DECL_AMO_EXT
 
 #define SHMEM__DECL_AMO_STD(T, N)                                                          \
-    T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);                   \
+    SHMEM__OUTLINE(T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);) \
     T shmem_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T *dest, T cond, T value,       \
                                           int pe);                                         \
-    T shmem_##N##_atomic_fetch_inc(T *dest, int pe);                                       \
+    SHMEM__OUTLINE(T shmem_##N##_atomic_fetch_inc(T *dest, int pe);) \
     T shmem_ctx_##N##_atomic_fetch_inc(shmem_ctx_t ctx, T *dest, int pe);                  \
-    void shmem_##N##_atomic_inc(T *dest, int pe);                                          \
+    SHMEM__OUTLINE(void shmem_##N##_atomic_inc(T *dest, int pe);) \
     void shmem_ctx_##N##_atomic_inc(shmem_ctx_t ctx, T *dest, int pe);                     \
-    T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe);                              \
+    SHMEM__OUTLINE(T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe);) \
     T shmem_ctx_##N##_atomic_fetch_add(shmem_ctx_t ctx, T *dest, T value, int pe);         \
-    void shmem_##N##_atomic_add(T *dest, T value, int pe);                                 \
+    SHMEM__OUTLINE(void shmem_##N##_atomic_add(T *dest, T value, int pe);) \
     void shmem_ctx_##N##_atomic_add(shmem_ctx_t ctx, T *dest, T value, int pe);            \
-    void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe);  \
+    SHMEM__OUTLINE(void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe);) \
     void shmem_ctx_##N##_atomic_compare_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest,       \
                                                  T cond, T value, int pe);                 \
-    void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);                      \
+    SHMEM__OUTLINE(void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);) \
     void shmem_ctx_##N##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, T *fetch, T *dest, int pe); \
-    void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe);             \
+    SHMEM__OUTLINE(void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe);) \
     void shmem_ctx_##N##_atomic_fetch_add_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, \
                                               int pe);
 SHMEM__AMO_STD_TYPES(SHMEM__DECL_AMO_STD)
 #undef SHMEM__DECL_AMO_STD
 
 #define SHMEM__DECL_AMO_BIT_OP(T, N, OP)                                                   \
-    T shmem_##N##_atomic_fetch_##OP(T *dest, T value, int pe);                             \
+    SHMEM__OUTLINE(T shmem_##N##_atomic_fetch_##OP(T *dest, T value, int pe);) \
     T shmem_ctx_##N##_atomic_fetch_##OP(shmem_ctx_t ctx, T *dest, T value, int pe);        \
-    void shmem_##N##_atomic_##OP(T *dest, T value, int pe);                                \
+    SHMEM__OUTLINE(void shmem_##N##_atomic_##OP(T *dest, T value, int pe);) \
     void shmem_ctx_##N##_atomic_##OP(shmem_ctx_t ctx, T *dest, T value, int pe);           \
-    void shmem_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value, int pe);          \
+    SHMEM__OUTLINE(void shmem_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value, int pe);) \
     void shmem_ctx_##N##_atomic_fetch_##OP##_nbi(shmem_ctx_t ctx, T *fetch, T *dest,       \
                                                  T value, int pe);
 #define SHMEM__DECL_AMO_BIT(T, N)                                                          \
@@ -558,6 +573,8 @@ SHMEM__DEPRECATED void shmem_clear_cache_line_inv(void *dest);
 SHMEM__DEPRECATED void shmem_set_cache_line_inv(void *dest);
 SHMEM__DEPRECATED void shmem_udcflush(void);
 SHMEM__DEPRECATED void shmem_udcflush_line(void *dest);
+
+#include "aos/shmem_inline.h"
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -4,6 +4,7 @@
 #define AOS_SHMEM_INTERNAL_H
 
 #define SHMEM_NO_GENERIC 1 /* the library defines the functions the macros name */
+#define SHMEM_NO_INLINE 1  /* ... and the functions shmem.h would define inline */
 #include <shmem.h>
 
 #include <string.h>
@@ -116,24 +117,6 @@ static inline size_t shmem__bytes_or_fail(size_t nelems, size_t size, const char
 /* (a cmp b) for SHMEM_CMP_* on 64-bit patterns, compared as signed
  * values when is_signed (the operands sign-extended from their width). */
 int shmem__compare(uint64_t a, int cmp, uint64_t b, int is_signed);
-
-/* The 32- or 64-bit pattern of a value of `size` bytes, and back: AMO
- * operands of every type travel as unsigned words of their width. */
-static inline uint64_t shmem__bits(const void *v, size_t size)
-{
-    if (size == 4) {
-        uint32_t x;
-        memcpy(&x, v, 4);
-        return x;
-    }
-    uint64_t x;
-    memcpy(&x, v, 8);
-    return x;
-}
-static inline aos_amo_type_t shmem__amo_type(size_t size)
-{
-    return size == 4 ? AOS_AMO_U32 : AOS_AMO_U64;
-}
 
 /* Team handle checks shared by teams and collectives. */
 int shmem__team_ok(shmem_team_t team);
