@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "arch/atomics.h"
+#include "arch/copy.h"
 #include "coll/team.h"
 #include "core/runtime.h"
 
@@ -182,7 +183,7 @@ static int receive(aos_team_t *t, char *dest, const char *from, size_t nbytes, s
         size_t hi = (size_t)(ready - base) * chunk;
         if (hi > nbytes)
             hi = nbytes;
-        memcpy(dest + lo, from + lo, hi - lo);
+        aos__copy(dest + lo, from + lo, hi - lo);
         done = ready;
         rc = signal_children(t, ready);
         if (rc != AOS_OK)

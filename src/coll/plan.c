@@ -2,20 +2,23 @@
  * broadcast tree that minimises them ("optimal broadcast tree": choose the
  * depth d and fan-outs k_1..k_d minimising the sum of per-level costs).
  *
- * One level of a broadcast tree, for a chunk of s bytes, costs
- *     stage(k) = (k - 1) o + L + s G f(k)
- * the parent signalling its k children one after the other, the last
- * signal reaching its child (L, which counts one sender overhead), and the child copying the chunk while its siblings
- * copy the same lines (f(k) = T(k) / T(1), the model's contention curve;
- * below the root G is the cost of lines the parent has just written). A pipeline of
- * nchunks chunks over d levels takes the sum of the stages for the first
- * chunk and the slowest stage for each further one: the time until the last
- * leaf has the data. G depends on the size (aos__model_per_byte): copies
- * that outgrow the cache run at the next level's bandwidth.
+ * The model predicts collectives over data their sources have just written
+ * (as after a computation), so reading another PE's data costs G_dirty per
+ * byte (or the beyond-the-cache G_big, when larger) and, before the stream
+ * of lines starts, one line transfer: `line` = L - o, the latency less the
+ * writer's part.
  *
- * Reading what another PE has just written costs a cache-line transfer,
- * about L - o (the latency less the writer's part): the exchange pays one
- * for the data after the one that told it the data is there. */
+ * One level of a broadcast tree, for a chunk of s bytes, costs
+ *     stage(k) = (k - 1) o + L + line + s G f(k)
+ * the parent signalling its k children one after the other, the last
+ * signal reaching its child (L, which counts one sender overhead), the
+ * chunk's first line, and the child copying the chunk while its siblings
+ * copy the same lines (f(k) = T(k) / T(1), the model's contention curve). A
+ * pipeline of nchunks chunks over d levels takes the sum of the stages for
+ * the first chunk and the slowest stage for each further one: the time until
+ * the last leaf has the data.
+ *
+ * Reductions add the arithmetic: F per byte folded into an accumulator. */
 #include <math.h>
 
 #include "coll/model.h"
@@ -24,6 +27,29 @@
 double aos__model_per_byte(const struct aos__model *m, double bytes)
 {
     return 2.0 * bytes > m->cache ? m->G_big : m->G;
+}
+
+/* Per byte of a copy of `bytes` its owner has just written, read from
+ * another PE: measured at 32 KiB, 256 KiB and the cache's size (G_dirty,
+ * G_dirty_big, G_dirty_huge), along log2 of the size in between, the
+ * nearest outside. */
+static double fresh_per_byte(const struct aos__model *m, double bytes)
+{
+    double top = m->cache > 524288.0 ? m->cache : 524288.0;
+    const double at[3] = {32768.0, 262144.0, top};
+    const double G[3] = {m->G_dirty, m->G_dirty_big, m->G_dirty_huge};
+    if (bytes <= at[0])
+        return G[0];
+    for (int i = 1; i < 3; i++)
+        if (bytes < at[i])
+            return G[i - 1] + (G[i] - G[i - 1]) * log2(bytes / at[i - 1]) / log2(at[i] / at[i - 1]);
+    return G[2];
+}
+
+/* One cache line crossing to a reader after its writer's signal. */
+static double line(const struct aos__model *m)
+{
+    return m->L > m->o ? m->L - m->o : 0.0;
 }
 
 static double contention(const struct aos__model *m, int k)
@@ -36,8 +62,7 @@ struct search {
     const struct aos__model *m;
     int n;              /* PEs to reach */
     double s;           /* chunk bytes */
-    double G;           /* per byte, for the whole message (chunks stream through) */
-    double G_fresh;     /* the same below the root: the parent has just written it */
+    double G;           /* per byte of data its owner has just written */
     double nchunks;
     int k[AOS__PLAN_LEVELS];
     int best_k[AOS__PLAN_LEVELS + 1];
@@ -50,8 +75,7 @@ static double tree_cost(const struct search *S, const int *k, int d)
     const struct aos__model *m = S->m;
     double sum = 0.0, worst = 0.0;
     for (int i = 0; i < d; i++) {
-        double stage = (k[i] - 1) * m->o + m->L + S->s * (i == 0 ? S->G : S->G_fresh) *
-                                               contention(m, k[i]);
+        double stage = (k[i] - 1) * m->o + m->L + line(m) + S->s * S->G * contention(m, k[i]);
         sum += stage;
         worst = stage > worst ? stage : worst;
     }
@@ -88,8 +112,7 @@ static double best_tree(const struct aos__model *m, int n, double s, double nchu
     if (n <= 1)
         return 0.0;
     struct search S = {.m = m, .n = n, .s = s, .nchunks = nchunks, .best = INFINITY,
-                       .G = aos__model_per_byte(m, s * nchunks)};
-    S.G_fresh = S.G > m->G_dirty ? S.G : m->G_dirty;
+                       .G = fresh_per_byte(m, s * nchunks)};
     int kmax = n - 1 < 32 ? n - 1 : 32;
     search_from(&S, 0, 1, 1, kmax);
     for (int i = 0; i <= AOS__PLAN_LEVELS; i++) {
@@ -139,15 +162,22 @@ double aos__model_predict_barrier(const struct aos__model *m, int n)
 
 double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t bytes)
 {
+    double s = (double)bytes;
     if (n <= 1)
-        return (double)bytes * m->G;
-    double f = contention(m, n), line = m->L > m->o ? m->L - m->o : 0.0;
-    double G = aos__model_per_byte(m, (double)bytes);
-    if (bytes <= AOS__XCHG_BYTES) /* the exchange: push to n - 1 PEs, fold n contributions */
-        return (n - 2) * m->o + (n - 1) * (double)bytes * G + m->L + line + n * (double)bytes * G;
-    /* slices: three barriers; each PE folds its slice of every source, then
+        return s * m->G;
+    double G = aos__model_per_byte(m, s);
+    if (bytes <= AOS__XCHG_BYTES) { /* the exchange: push to n - 1 PEs (their lines come
+                                     * over), then copy mine and fold the n - 1 others */
+        double Gf = fresh_per_byte(m, s);
+        return (n - 2) * m->o + (n - 1) * s * Gf + m->L + line(m) + s * G +
+               (n - 1) * s * (Gf + m->F);
+    }
+    /* slices: three barriers; each PE folds its slice of every source (its
+     * own from its cache, the others just written by their owners), then
      * copies the other slices, which their owners have just written; each
      * of the two reading phases starts with a line transfer */
-    double fold = (double)bytes * G * f, gather = (double)bytes * (n - 1) / n * m->G_dirty;
-    return 3.0 * aos__model_predict_barrier(m, n) + 2.0 * line + fold + gather;
+    double piece = s / n, Gf = fresh_per_byte(m, piece);
+    double fold = piece * G + (n - 1) * piece * (Gf * contention(m, n) + m->F);
+    double gather = (n - 1) * piece * Gf;
+    return 3.0 * aos__model_predict_barrier(m, n) + 2.0 * line(m) + fold + gather;
 }

@@ -108,25 +108,49 @@ static double measure_per_byte(size_t bytes)
     return probe_median(t, PROBE_TRIALS);
 }
 
-/* G_dirty: the same for 32 KiB PE 1 has just written (its cache holds the
- * lines modified; each must come over). */
-static double measure_per_byte_dirty(void)
+/* G_dirty: the same for `bytes` PE 1 has just written (its caches hold the
+ * lines modified; each must come over). Measured at 32 KiB (G_dirty),
+ * 256 KiB (G_dirty_big) and the per-core cache's size (G_dirty_huge, all
+ * of it in the writer's cache): the cost per byte of fresh lines depends on
+ * the size. */
+static double measure_per_byte_dirty(size_t bytes)
 {
-    static char local[32768];
+    enum { SAMPLES = 7 * 64 };
+    static double t[SAMPLES];
+    char *local = malloc(bytes);
+    if (local == NULL)
+        exit(1);
+    memset(local, 0, bytes);
+    for (int i = 0; i < SAMPLES; i++) {
+        if (me == 1)
+            memset(bigbuf, i, bytes);
+        PROBE_TRY(aos_barrier_all());
+        double s = probe_now_ns();
+        if (me == 0)
+            PROBE_TRY(aos_getmem(1, local, bigbuf, bytes, NULL));
+        t[i] = (probe_now_ns() - s) / (double)bytes;
+        PROBE_TRY(aos_barrier_all());
+    }
+    free(local);
+    /* The median copy, not a mean: a copy the scheduler interrupts says
+     * nothing about the caches. */
+    return probe_median(t, SAMPLES);
+}
+
+/* F: folding 16 KiB of int64 into an accumulator (aos_reduce_local, the
+ * kernel the reductions run), both in cache; per byte of input. */
+static double measure_fold(void)
+{
+    enum { COUNT = 2048 };
+    static int64_t acc[COUNT], in[COUNT];
+    for (int i = 0; i < COUNT; i++)
+        in[i] = i;
     double t[PROBE_TRIALS];
     for (int k = 0; k < PROBE_TRIALS; k++) {
-        double sum = 0;
-        for (int i = 0; i < 64; i++) {
-            if (me == 1)
-                memset(bigbuf, i + k, sizeof local);
-            PROBE_TRY(aos_barrier_all());
-            double s = probe_now_ns();
-            if (me == 0)
-                PROBE_TRY(aos_getmem(1, local, bigbuf, sizeof local, NULL));
-            sum += probe_now_ns() - s;
-            PROBE_TRY(aos_barrier_all());
-        }
-        t[k] = sum / 64.0 / (double)sizeof local;
+        double s = probe_now_ns();
+        for (int i = 0; i < 256; i++)
+            PROBE_TRY(aos_reduce_local(acc, in, COUNT, AOS_TYPE_INT64, AOS_OP_SUM));
+        t[k] = (probe_now_ns() - s) / 256.0 / (double)sizeof in;
     }
     return probe_median(t, PROBE_TRIALS);
 }
@@ -204,7 +228,10 @@ int main(int argc, char **argv)
     m.cache = cache_bytes();
     m.G = measure_per_byte(PROBE_CHUNK);
     m.G_big = measure_per_byte(PROBE_BIG);
-    m.G_dirty = measure_per_byte_dirty();
+    m.G_dirty = measure_per_byte_dirty(32u << 10);
+    m.G_dirty_big = measure_per_byte_dirty(PROBE_CHUNK);
+    m.G_dirty_huge = measure_per_byte_dirty(m.cache < PROBE_BIG ? (size_t)m.cache : PROBE_BIG);
+    m.F = measure_fold();
     probe_contention(quick, &m.c, &m.b);
     measure_put(iters, m.L, &m);
     PROBE_TRY(aos_barrier_all());

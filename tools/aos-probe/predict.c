@@ -38,35 +38,60 @@ static double time_barrier(aos_team_t *t, long iters)
     return probe_median(v, PROBE_TRIALS);
 }
 
-/* One broadcast from PE 0 and a sync after it, minus the sync alone: what
- * a broadcast adds until every member has its data (the harness of
- * bench/coll, which times MPI and OpenSHMEM the same way). */
-static double time_bcast(aos_team_t *t, char *buf, size_t bytes, long iters, double sync_ns)
-{
-    double v[PROBE_TRIALS];
-    for (int k = 0; k < PROBE_TRIALS; k++) {
-        PROBE_TRY(aos_team_sync(t));
-        double s = probe_now_ns();
-        for (long i = 0; i < iters; i++) {
-            PROBE_TRY(aos_broadcast(t, buf, buf, bytes, 0));
-            PROBE_TRY(aos_team_sync(t));
-        }
-        v[k] = (probe_now_ns() - s) / (double)iters - sync_ns;
-    }
-    return probe_median(v, PROBE_TRIALS);
-}
+#define STAMPS 4096 /* per PE: clock readings of one series of calls */
 
-static double time_allreduce(aos_team_t *t, char *dst, char *src, size_t bytes, long iters)
+enum collective { BROADCAST, ALLREDUCE };
+
+/* What the model predicts: from the first call until the last member
+ * returns with the result, for data just written (as after a computation:
+ * the broadcast's root, or every member for an all-reduce, writes its whole
+ * source before each call, outside the timing). Every PE runs on one node's
+ * clock: PE 0 reads it as it calls, every PE as it returns (a broadcast's
+ * root returns when its children have read, so the leaves decide), and PE 0
+ * takes the latest return per call; syncs between calls keep them apart.
+ * The cost of one clock reading is taken off. */
+static double time_fresh(aos_team_t *t, enum collective what, char *dst, char *src,
+                         size_t bytes, long iters, double *stamps)
 {
-    double v[PROBE_TRIALS];
-    for (int k = 0; k < PROBE_TRIALS; k++) {
+    int me = aos_team_my_pe(t), n = aos_team_n_pes(t);
+    if (iters > STAMPS)
+        iters = STAMPS;
+    double clock_ns = probe_now_ns();
+    clock_ns = probe_now_ns() - clock_ns;
+    double *start = malloc((size_t)iters * sizeof *start);
+    if (start == NULL)
+        exit(1);
+    for (long i = 0; i < iters; i++) {
+        if (what == ALLREDUCE || me == 0)
+            memset(src, (int)i, bytes);
         PROBE_TRY(aos_team_sync(t));
-        double s = probe_now_ns();
-        for (long i = 0; i < iters; i++)
+        start[i] = probe_now_ns();
+        if (what == BROADCAST)
+            PROBE_TRY(aos_broadcast(t, src, src, bytes, 0));
+        else
             PROBE_TRY(aos_allreduce(t, dst, src, bytes / 8, AOS_TYPE_INT64, AOS_OP_SUM));
-        v[k] = (probe_now_ns() - s) / (double)iters;
+        stamps[i] = probe_now_ns();
     }
-    return probe_median(v, PROBE_TRIALS);
+    PROBE_TRY(aos_team_sync(t));
+    double result = 0.0;
+    if (me == 0) {
+        double *theirs = malloc((size_t)iters * sizeof *theirs);
+        if (theirs == NULL)
+            exit(1);
+        for (int pe = 1; pe < n; pe++) {
+            PROBE_TRY(aos_getmem(pe, theirs, stamps, (size_t)iters * sizeof *theirs, NULL));
+            for (long i = 0; i < iters; i++)
+                if (theirs[i] > stamps[i])
+                    stamps[i] = theirs[i];
+        }
+        for (long i = 0; i < iters; i++)
+            theirs[i] = stamps[i] - start[i];
+        result = probe_median(theirs, (int)iters) - clock_ns;
+        free(theirs);
+    }
+    free(start);
+    PROBE_TRY(aos_team_sync(t)); /* PE 0 has read every stamp */
+    return result;
 }
 
 static void row(int me, const char *what, int n, size_t bytes, double predicted, double measured)
@@ -91,7 +116,8 @@ void probe_predict(const struct aos__model *m, int me, int npes, int quick)
 {
     aos_team_t *w = aos_team_world();
     char *a = aos_malloc(PROBE_BIG), *b = aos_malloc(PROBE_BIG);
-    if (a == NULL || b == NULL)
+    double *stamps = aos_malloc(STAMPS * sizeof *stamps);
+    if (a == NULL || b == NULL || stamps == NULL)
         exit(1);
     memset(a, 1, PROBE_BIG);
     memset(b, 2, PROBE_BIG);
@@ -101,11 +127,11 @@ void probe_predict(const struct aos__model *m, int me, int npes, int quick)
     double sync_ns = time_barrier(w, quick ? 2000 : 20000);
     row(me, "barrier", npes, 0, aos__model_predict_barrier(m, npes), sync_ns);
     for (size_t bytes = 8; bytes <= PROBE_BIG; bytes *= quick ? 64 : 8) {
-        double t = time_bcast(w, a, bytes, ITERS(bytes, quick), sync_ns);
+        double t = time_fresh(w, BROADCAST, NULL, a, bytes, ITERS(bytes, quick), stamps);
         row(me, "broadcast", npes, bytes, bcast_prediction(m, npes, bytes), t);
     }
     for (size_t bytes = 8; bytes <= (1u << 20); bytes *= quick ? 64 : 8) {
-        double t = time_allreduce(w, a, b, bytes, ITERS(bytes, quick));
+        double t = time_fresh(w, ALLREDUCE, a, b, bytes, ITERS(bytes, quick), stamps);
         row(me, "allreduce", npes, bytes, aos__model_predict_allreduce(m, npes, bytes), t);
     }
     if (me == 0)
@@ -119,6 +145,7 @@ void probe_predict(const struct aos__model *m, int me, int npes, int quick)
         row(me, "allreduce", n, 8, aos__model_predict_allreduce(m, n, 8), -1);
         row(me, "allreduce", n, 1u << 20, aos__model_predict_allreduce(m, n, 1u << 20), -1);
     }
+    aos_free(stamps);
     aos_free(b);
     aos_free(a);
 }
