@@ -15,9 +15,21 @@
  *   child -> parent : ack word of the child's rank in the parent's slot =
  *                     base + nchunks once it has read everything
  *
+ * From AOS__HELP_BYTES up, a parent, idle while its children read, writes
+ * a share of each chunk into its leaf children's buffers itself while they
+ * read the rest (help_share: each child reads as much as the parent writes
+ * into each child), so that both sides' cores copy:
+ *
+ *   child -> parent : enter word of the child's rank in the parent's slot =
+ *                     base + 1 once the child is in this broadcast (before,
+ *                     its buffer may still be in use: nobody writes it)
+ *   parent -> child : help word of the parent's rank in the child's slot =
+ *                     base + chunks whose share is written
+ *
  * A PE returns once its children have acknowledged (its buffer is the
- * user's again). The values come from the team sequence: base is the
- * sequence at entry, and every member advances it by nchunks. */
+ * user's again) and, helped, once its parent's shares are in. The values
+ * come from the team sequence: base is the sequence at entry, and every
+ * member advances it by nchunks. */
 #include <string.h>
 
 #include "arch/atomics.h"
@@ -94,36 +106,60 @@ static int inner_rank(const aos_team_t *t, int c, int pos, int leader)
     return -1;
 }
 
-static void build_tree(aos_team_t *t, int root)
+/* The tree links of rank `who` for this root and plan: its parent (-1 at
+ * the root) and children; returns the number of children. */
+static int links_of(const aos_team_t *t, int root, int who, int *parent_out, int *children)
 {
-    struct aos__tree *tr = &t->tree;
     const struct aos__bcast_plan *p = &t->plan;
-    int me = t->me, c = t->cluster[me];
+    int c = t->cluster[who];
     int leader = cluster_leader(t, c, root);
-    /* My position in the cluster's order: the leader, then the rest by rank. */
-    int csize = 0, mypos = me == leader ? 0 : 1;
+    /* Its position in the cluster's order: the leader, then the rest by rank. */
+    int csize = 0, mypos = who == leader ? 0 : 1;
     for (int r = 0; r < t->size; r++) {
         csize += t->cluster[r] == c;
-        mypos += me != leader && r < me && t->cluster[r] == c && r != leader;
+        mypos += who != leader && r < who && t->cluster[r] == c && r != leader;
     }
-    int parent, first, count;
-    tr->nchildren = 0;
-    tr->parent = -1;
-    if (me == leader) {
+    int parent, first, count, n = 0;
+    *parent_out = -1;
+    if (who == leader) {
         bfs_links(cluster_pos(t, c, root), t->nclusters, p->leader_fanout, &parent, &first,
                   &count);
         if (parent >= 0)
-            tr->parent = cluster_leader(t, cluster_at(t, parent, root), root);
+            *parent_out = cluster_leader(t, cluster_at(t, parent, root), root);
         for (int i = 0; i < count; i++) {
             int cc = cluster_at(t, first + i, root);
-            tr->children[tr->nchildren++] = cluster_leader(t, cc, root);
+            children[n++] = cluster_leader(t, cc, root);
         }
     }
     bfs_links(mypos, csize, p->inner_fanout, &parent, &first, &count);
     if (parent >= 0)
-        tr->parent = inner_rank(t, c, parent, leader);
+        *parent_out = inner_rank(t, c, parent, leader);
     for (int i = 0; i < count; i++)
-        tr->children[tr->nchildren++] = inner_rank(t, c, first + i, leader);
+        children[n++] = inner_rank(t, c, first + i, leader);
+    return n;
+}
+
+/* How many of `who`'s children are leaves; leaf[i] says which. */
+static int count_leaves(const aos_team_t *t, int root, int who, int *leaf)
+{
+    int children[2 * AOS__MAX_FANOUT], grandchildren[2 * AOS__MAX_FANOUT], parent;
+    int n = links_of(t, root, who, &parent, children), leaves = 0;
+    for (int i = 0; i < n; i++) {
+        int is_leaf = links_of(t, root, children[i], &parent, grandchildren) == 0;
+        if (leaf != NULL)
+            leaf[i] = is_leaf;
+        leaves += is_leaf;
+    }
+    return leaves;
+}
+
+static void build_tree(aos_team_t *t, int root)
+{
+    struct aos__tree *tr = &t->tree;
+    tr->nchildren = links_of(t, root, t->me, &tr->parent, tr->children);
+    tr->nleaves = count_leaves(t, root, t->me, tr->leaf);
+    tr->parent_leaves =
+        tr->nchildren == 0 && tr->parent >= 0 ? count_leaves(t, root, tr->parent, NULL) : 0;
     tr->root = root;
 }
 
@@ -162,16 +198,69 @@ static int signal_children(const aos_team_t *t, uint64_t value)
     return AOS_OK;
 }
 
-/* Copies chunks from the parent's buffer as they are announced, passing
- * each announcement on to my children. */
-static int receive(aos_team_t *t, char *dest, const char *from, size_t nbytes, size_t chunk,
-                   uint64_t base, uint64_t nchunks)
+/* Bytes [*lo, *hi) of chunk c. */
+static void chunk_range(uint64_t c, size_t chunk, size_t nbytes, size_t *lo, size_t *hi)
 {
+    *lo = (size_t)c * chunk;
+    *hi = *lo + chunk < nbytes ? *lo + chunk : nbytes;
+}
+
+/* The tail of a chunk of len bytes that a parent with `leaves` leaf children
+ * writes into each of them while they read the rest (AOS__HELP_BYTES and
+ * up): as much as each child reads, in whole lines. */
+static size_t help_share(size_t len, int leaves)
+{
+    return leaves > 0 ? (len / (size_t)(leaves + 1)) & ~(size_t)(AOS__LINE - 1) : 0;
+}
+
+/* Writes the shares of chunks [from, to) of my copy of the data into my
+ * leaf children's dest, each once it has entered this broadcast (before,
+ * its buffer may still be in use), then tells them how far that has got. */
+static int push_shares(aos_team_t *t, const char *mine, uint64_t dest_off, size_t nbytes,
+                       size_t chunk, uint64_t base, uint64_t from, uint64_t to)
+{
+    const struct aos__tree *tr = &t->tree;
+    for (int i = 0; i < tr->nchildren; i++) {
+        if (!tr->leaf[i])
+            continue;
+        int rc = aos__team_wait(t, AOS__SLOT_ENTER(tr->children[i]), base + 1);
+        if (rc != AOS_OK)
+            return rc;
+    }
+    for (uint64_t c = from; c < to; c++) { /* chunk by chunk: mine stays in cache */
+        size_t lo, hi;
+        chunk_range(c, chunk, nbytes, &lo, &hi);
+        size_t share = help_share(hi - lo, tr->nleaves);
+        for (int i = 0; share != 0 && i < tr->nchildren; i++)
+            if (tr->leaf[i])
+                aos__copy(aos__team_peer(t, tr->children[i], dest_off) + hi - share,
+                          mine + hi - share, share);
+    }
+    for (int i = 0; i < tr->nchildren; i++) {
+        if (!tr->leaf[i])
+            continue;
+        /* Release (in the signal): the shares are in place before the count. */
+        int rc = aos__team_signal(t, tr->children[i], AOS__SLOT_HELP(t->me), base + to);
+        if (rc != AOS_OK)
+            return rc;
+    }
+    return AOS_OK;
+}
+
+/* Copies chunks from the parent's buffer as they are announced, passing
+ * each announcement on to my children (and, with help, writing my leaf
+ * children's shares). A helped leaf copies each chunk but the share its
+ * parent writes, and returns once that has arrived too. */
+static int receive(aos_team_t *t, char *dest, const char *from, uint64_t dest_off, size_t nbytes,
+                   size_t chunk, uint64_t base, uint64_t nchunks, int help)
+{
+    const struct aos__tree *tr = &t->tree;
+    int helped = help && tr->nchildren == 0 ? tr->parent_leaves : 0;
     const uint64_t *word = (const uint64_t *)(void *)(aos__rt.my_base + aos__slot_off(t->slot) +
-                                                      AOS__SLOT_DOWN(t->tree.parent));
+                                                      AOS__SLOT_DOWN(tr->parent));
     uint64_t done = base; /* chunks below done - base are copied */
     while (done < base + nchunks) {
-        int rc = aos__team_wait(t, AOS__SLOT_DOWN(t->tree.parent), done + 1);
+        int rc = aos__team_wait(t, AOS__SLOT_DOWN(tr->parent), done + 1);
         if (rc != AOS_OK)
             return rc;
         /* Acquire: pairs with the release in the parent's signal_store, after
@@ -179,17 +268,23 @@ static int receive(aos_team_t *t, char *dest, const char *from, size_t nbytes, s
         uint64_t ready = aos__load_acquire(word);
         if (ready > base + nchunks)
             ready = base + nchunks;
-        size_t lo = (size_t)(done - base) * chunk;
-        size_t hi = (size_t)(ready - base) * chunk;
-        if (hi > nbytes)
-            hi = nbytes;
-        aos__copy(dest + lo, from + lo, hi - lo);
-        done = ready;
+        for (uint64_t c = done - base; c < ready - base; c++) {
+            size_t lo, hi;
+            chunk_range(c, chunk, nbytes, &lo, &hi);
+            size_t end = hi - help_share(hi - lo, helped);
+            aos__copy(dest + lo, from + lo, end - lo);
+        }
         rc = signal_children(t, ready);
+        if (rc == AOS_OK && help && tr->nleaves > 0)
+            rc = push_shares(t, dest, dest_off, nbytes, chunk, base, done - base, ready - base);
         if (rc != AOS_OK)
             return rc;
+        done = ready;
     }
-    return aos__team_signal(t, t->tree.parent, AOS__SLOT_ACK(t->me), base + nchunks);
+    int rc = aos__team_signal(t, tr->parent, AOS__SLOT_ACK(t->me), base + nchunks);
+    if (rc == AOS_OK && helped)
+        rc = aos__team_wait(t, AOS__SLOT_HELP(tr->parent), base + nchunks);
+    return rc;
 }
 
 int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbytes, int root)
@@ -217,15 +312,21 @@ int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbyte
     uint64_t nchunks = (nbytes + chunk - 1) / chunk;
     uint64_t base = team->seq;
     team->seq += nchunks;
+    int help = nbytes >= AOS__HELP_BYTES;
     if (team->me == root) {
         rc = signal_children(team, base + nchunks);
+        if (rc == AOS_OK && help && team->tree.nleaves > 0)
+            rc = push_shares(team, source, dest_off, nbytes, chunk, base, 0, nchunks);
         if (rc == AOS_OK && dest != source)
             memcpy(dest, source, nbytes);
     } else {
+        if (help && team->tree.nchildren == 0) /* my parent may write my buffer from now */
+            rc = aos__team_signal(team, team->tree.parent, AOS__SLOT_ENTER(team->me), base + 1);
         /* The root's data is in its source; everybody else's in its dest. */
         uint64_t from = team->tree.parent == root ? src_off : dest_off;
-        rc = receive(team, dest, aos__team_peer(team, team->tree.parent, from), nbytes, chunk,
-                     base, nchunks);
+        if (rc == AOS_OK)
+            rc = receive(team, dest, aos__team_peer(team, team->tree.parent, from), dest_off,
+                         nbytes, chunk, base, nchunks, help);
     }
     for (int i = 0; rc == AOS_OK && i < team->tree.nchildren; i++)
         rc = aos__team_wait(team, AOS__SLOT_ACK(team->tree.children[i]), base + nchunks);

@@ -16,7 +16,9 @@
  * copy the same lines (f(k) = T(k) / T(1), the model's contention curve). A
  * pipeline of nchunks chunks over d levels takes the sum of the stages for
  * the first chunk and the slowest stage for each further one: the time until
- * the last leaf has the data.
+ * the last leaf has the data. From AOS__HELP_BYTES up, the last level's
+ * copy shrinks to k / (k + 1): the parent writes a share into its leaves
+ * while they read the rest (broadcast.c).
  *
  * Reductions add the arithmetic: F per byte folded into an accumulator. */
 #include <math.h>
@@ -64,6 +66,7 @@ struct search {
     double s;           /* chunk bytes */
     double G;           /* per byte of data its owner has just written */
     double nchunks;
+    int help;           /* parents write a share into leaf children (AOS__HELP_BYTES) */
     int k[AOS__PLAN_LEVELS];
     int best_k[AOS__PLAN_LEVELS + 1];
     double best;
@@ -75,7 +78,11 @@ static double tree_cost(const struct search *S, const int *k, int d)
     const struct aos__model *m = S->m;
     double sum = 0.0, worst = 0.0;
     for (int i = 0; i < d; i++) {
-        double stage = (k[i] - 1) * m->o + m->L + line(m) + S->s * S->G * contention(m, k[i]);
+        double copy = S->s * S->G * contention(m, k[i]);
+        if (S->help && i == d - 1) /* leaves read k / (k + 1) of a chunk, the parent
+                                    * writes the rest into them meanwhile */
+            copy *= k[i] / (k[i] + 1.0);
+        double stage = (k[i] - 1) * m->o + m->L + line(m) + copy;
         sum += stage;
         worst = stage > worst ? stage : worst;
     }
@@ -112,7 +119,8 @@ static double best_tree(const struct aos__model *m, int n, double s, double nchu
     if (n <= 1)
         return 0.0;
     struct search S = {.m = m, .n = n, .s = s, .nchunks = nchunks, .best = INFINITY,
-                       .G = fresh_per_byte(m, s * nchunks)};
+                       .G = fresh_per_byte(m, s * nchunks),
+                       .help = s * nchunks >= (double)AOS__HELP_BYTES};
     int kmax = n - 1 < 32 ? n - 1 : 32;
     search_from(&S, 0, 1, 1, kmax);
     for (int i = 0; i <= AOS__PLAN_LEVELS; i++) {

@@ -26,6 +26,9 @@
 #define AOS__TEAM_SLOTS 64     /* bits of the free mask */
 #define AOS__MAX_FANOUT 32     /* children of one PE in a broadcast tree */
 #define AOS__XCHG_BYTES 512    /* largest contribution to an exchange */
+/* Broadcasts of at least this many bytes: a parent writes a share of each
+ * chunk into its leaf children's buffers while they read the rest. */
+#define AOS__HELP_BYTES (64u << 10)
 
 /* A slot: the barrier's round words, then two words per team rank, then the
  * exchange entries [2][npes] (two parities). */
@@ -38,12 +41,14 @@ struct aos__slot_head {
  * in its next broadcast must not overwrite what its predecessor in my tree
  * still has to tell me. */
 struct aos__slot_rank {
-    struct aos__line_word down; /* r is my parent: chunks ready in its buffer */
-    struct aos__line_word ack;  /* r is my child: done reading my buffer */
+    struct aos__line_word down;  /* r is my parent: chunks ready in its buffer */
+    struct aos__line_word ack;   /* r is my child: done reading my buffer */
+    struct aos__line_word help;  /* r is my parent: chunks whose share it wrote into mine */
+    struct aos__line_word enter; /* r is my child: in this broadcast, its buffer writable */
 };
 _Static_assert(sizeof(struct aos__slot_head) == AOS__MAX_BARRIER_ROUNDS * AOS__LINE,
                "slot head is whole lines");
-_Static_assert(sizeof(struct aos__slot_rank) == 2 * AOS__LINE, "two lines per rank");
+_Static_assert(sizeof(struct aos__slot_rank) == 4 * AOS__LINE, "four lines per rank");
 
 /* One member's contribution to an exchange, pushed into every member's slot:
  * the data, then (release) the sequence value that says it is there. */
@@ -65,6 +70,8 @@ static inline uint64_t aos__slot_size(int npes)
 #define AOS__SLOT_DOWN(rank)                                                               \
     (sizeof(struct aos__slot_head) + (size_t)(rank) * sizeof(struct aos__slot_rank))
 #define AOS__SLOT_ACK(rank) (AOS__SLOT_DOWN(rank) + AOS__LINE)
+#define AOS__SLOT_HELP(rank) (AOS__SLOT_DOWN(rank) + 2 * AOS__LINE)
+#define AOS__SLOT_ENTER(rank) (AOS__SLOT_DOWN(rank) + 3 * AOS__LINE)
 #define AOS__SLOT_ENTRY(npes, parity, rank)                                                \
     (sizeof(struct aos__slot_head) + (size_t)(npes) * sizeof(struct aos__slot_rank) +      \
      ((size_t)(parity) * (size_t)(npes) + (size_t)(rank)) * sizeof(struct aos__xchg_entry))
@@ -75,6 +82,9 @@ struct aos__tree {
     int parent;                        /* team rank; -1 at the root */
     int nchildren;
     int children[2 * AOS__MAX_FANOUT]; /* team ranks: across clusters, then inside */
+    int leaf[2 * AOS__MAX_FANOUT];     /* children[i] has no children of its own */
+    int nleaves;                       /* my leaf children (I help them) */
+    int parent_leaves;                 /* my parent's leaf children, when I am a leaf */
 };
 
 struct aos_team {
