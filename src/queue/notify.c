@@ -54,7 +54,7 @@ struct lane_out {
     uint64_t next;                /* next position to claim */
     struct aos__note_slot *slots; /* the lane, in the target's arena (mapped) */
     uint64_t slots_off;           /* its arena offset there, for waking */
-    const uint64_t *ack;          /* the target's ack, in my arena */
+    uint64_t ack_off;             /* the target's ack: its offset in my arena */
     uint64_t *bits;               /* the word with my active-source bit there */
     uint32_t announced;           /* that bit is set */
     uint8_t pad[AOS__LINE - 44];
@@ -103,7 +103,7 @@ int aos__notify_start(void)
         lanes_in[pe].slots = (struct aos__note_slot *)(void *)(mine +
                                                                aos__notify_lane_off(npes, pe));
         struct lane_out *o = &lanes_out[pe];
-        o->ack = (const uint64_t *)(void *)(mine + aos__notify_ack_off(npes, pe));
+        o->ack_off = aos__rt.notify_off + aos__notify_ack_off(npes, pe);
         if (aos__rt.peers[pe].base == NULL)
             continue; /* off the node: no lane (AOS_ERR_NOT_LOCAL) */
         char *theirs = aos__rt.peers[pe].base + aos__rt.notify_off;
@@ -278,34 +278,18 @@ void aos__notify_progress(void)
 
 /* ---- senders -------------------------------------------------------------- */
 
-struct space_wait {
-    const uint64_t *ack;
-    uint64_t need;
-};
-
-static int space_ready(const void *ctx)
-{
-    const struct space_wait *w = ctx;
-    /* Acquire: pairs with the target's release of ack in drain_lane: its
-     * reads of the slot we are about to reuse are done. */
-    return aos__load_acquire(w->ack) >= w->need;
-}
-
 /* Claims a slot in my lane to `target`, waiting while the lane is full. */
 static int claim(int target, uint64_t *pos)
 {
     /* Relaxed: the add only hands out distinct positions; the slot is
-     * guarded by the ack's acquire in space_ready. */
+     * guarded by the ack, read with acquire by aos__wait_arena_word, which
+     * pairs with the target's release in drain_lane (its reads of the slot
+     * we reuse are done). */
     uint64_t p = aos__fetch_add_relaxed(&lanes_out[target].next, 1);
     if (p >= AOS__NOTE_SLOTS) {
-        struct space_wait w = {lanes_out[target].ack, p + 1 - AOS__NOTE_SLOTS};
-        if (!space_ready(&w)) {
-            uint64_t ack_off = (uint64_t)((const char *)w.ack - aos__rt.my_base);
-            int rc = aos__wait(space_ready, &w, AOS__FOREVER,
-                               (struct aos__watch){ack_off, ack_off + sizeof(uint64_t)});
-            if (rc != AOS_OK)
-                return rc; /* the position stays claimed: the lane is unusable */
-        }
+        int rc = aos__wait_arena_word(lanes_out[target].ack_off, p + 1 - AOS__NOTE_SLOTS);
+        if (rc != AOS_OK)
+            return rc; /* the position stays claimed: the lane is unusable */
     }
     *pos = p;
     return AOS_OK;
