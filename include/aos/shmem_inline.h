@@ -4,9 +4,9 @@
  * default context is one call into aos: these routines are defined here,
  * static inline, as that call and its error check, so that a SHMEM program
  * pays no second call layer over the native API. Their behaviour is the
- * library's (src/shmem/rma.c, amo.c): the same aos calls, the same thread
- * event, the same error report. The context forms, strided and signal
- * routines, and the deprecated names stay in the library.
+ * library's, since the library's functions of these names are compiled from
+ * the same definitions (src/shmem/fast.c). The context forms, strided and
+ * signal routines, and the deprecated names are the library's alone.
  *
  * Define SHMEM_NO_INLINE before including shmem.h to call the library's
  * functions instead (the library itself is built that way); compilers
@@ -42,7 +42,23 @@ static inline aos_amo_type_t shmem__amo_type(size_t size)
     return size == 4 ? AOS_AMO_U32 : AOS_AMO_U64;
 }
 
+/* Pieces of the AMO routines' definitions (here and in src/shmem/amo.c):
+ * the value parameters after dest, and a value's bits. */
+#define SHMEM__P_VALUE(T) , T value
+#define SHMEM__P_COND_VALUE(T) , T cond, T value
+#define SHMEM__NO_PARAMS
+#define SHMEM__BITS(v) shmem__bits(&(v), sizeof(v))
+
+/* The routines below are static inline in programs; the library compiles
+ * them once more as its own exported functions (src/shmem/fast.c defines
+ * SHMEM__FAST_DEFINE), so both run the same code. */
 #if SHMEM__INLINE
+#define SHMEM__FAST static inline
+#elif defined(SHMEM__FAST_DEFINE)
+#define SHMEM__FAST
+#endif
+
+#ifdef SHMEM__FAST
 
 static inline aos_event_t *shmem__ev_fast(void)
 {
@@ -92,22 +108,22 @@ static inline void shmem__amo_post_fast(void *dest, aos_amo_op_t op, size_t size
 }
 
 #define SHMEM__FAST_CONTIGUOUS(PT, ESIZE, PUT, PUTN, GET, GETN)                            \
-    static inline void PUT(PT *dest, const PT *source, size_t nelems, int pe)              \
+    SHMEM__FAST void PUT(PT *dest, const PT *source, size_t nelems, int pe)                \
     {                                                                                      \
         shmem__put_fast(dest, source, shmem__nbytes(nelems, ESIZE, __func__), pe,          \
                         __func__);                                                         \
     }                                                                                      \
-    static inline void PUTN(PT *dest, const PT *source, size_t nelems, int pe)             \
+    SHMEM__FAST void PUTN(PT *dest, const PT *source, size_t nelems, int pe)               \
     {                                                                                      \
         shmem__put_fast(dest, source, shmem__nbytes(nelems, ESIZE, __func__), pe,          \
                         __func__);                                                         \
     }                                                                                      \
-    static inline void GET(PT *dest, const PT *source, size_t nelems, int pe)              \
+    SHMEM__FAST void GET(PT *dest, const PT *source, size_t nelems, int pe)                \
     {                                                                                      \
         shmem__get_fast(dest, source, shmem__nbytes(nelems, ESIZE, __func__), 0, pe,       \
                         __func__);                                                         \
     }                                                                                      \
-    static inline void GETN(PT *dest, const PT *source, size_t nelems, int pe)             \
+    SHMEM__FAST void GETN(PT *dest, const PT *source, size_t nelems, int pe)               \
     {                                                                                      \
         shmem__get_fast(dest, source, shmem__nbytes(nelems, ESIZE, __func__), 1, pe,       \
                         __func__);                                                         \
@@ -116,11 +132,11 @@ static inline void shmem__amo_post_fast(void *dest, aos_amo_op_t op, size_t size
 #define SHMEM__FAST_RMA(T, N)                                                              \
     SHMEM__FAST_CONTIGUOUS(T, sizeof(T), shmem_##N##_put, shmem_##N##_put_nbi,             \
                            shmem_##N##_get, shmem_##N##_get_nbi)                           \
-    static inline void shmem_##N##_p(T *dest, T value, int pe)                             \
+    SHMEM__FAST void shmem_##N##_p(T *dest, T value, int pe)                               \
     {                                                                                      \
         shmem__put_fast(dest, &value, sizeof value, pe, __func__);                         \
     }                                                                                      \
-    static inline T shmem_##N##_g(const T *source, int pe)                                 \
+    SHMEM__FAST T shmem_##N##_g(const T *source, int pe)                                   \
     {                                                                                      \
         T value;                                                                           \
         shmem__get_fast(&value, source, sizeof value, 0, pe, __func__);                    \
@@ -137,37 +153,32 @@ static inline void shmem__amo_post_fast(void *dest, aos_amo_op_t op, size_t size
 
 /* A fetching AMO (blocking and nbi) and a posted one, named NAME. */
 #define SHMEM__FAST_FETCHING(T, N, NAME, OP, PARAMS, OPERAND, COMPARE)                     \
-    static inline T shmem_##N##_atomic_##NAME(T *dest PARAMS, int pe)                      \
+    SHMEM__FAST T shmem_##N##_atomic_##NAME(T *dest PARAMS, int pe)                        \
     {                                                                                      \
         T old;                                                                             \
         shmem__amo_fetch_fast(dest, OP, sizeof(T), OPERAND, COMPARE, &old, 0, pe,          \
                               __func__);                                                   \
         return old;                                                                        \
     }                                                                                      \
-    static inline void shmem_##N##_atomic_##NAME##_nbi(T *fetch, T *dest PARAMS, int pe)   \
+    SHMEM__FAST void shmem_##N##_atomic_##NAME##_nbi(T *fetch, T *dest PARAMS, int pe)     \
     {                                                                                      \
         shmem__amo_fetch_fast(dest, OP, sizeof(T), OPERAND, COMPARE, fetch, 1, pe,         \
                               __func__);                                                   \
     }
 #define SHMEM__FAST_POSTED(T, N, NAME, OP, PARAMS, OPERAND)                                \
-    static inline void shmem_##N##_atomic_##NAME(T *dest PARAMS, int pe)                   \
+    SHMEM__FAST void shmem_##N##_atomic_##NAME(T *dest PARAMS, int pe)                     \
     {                                                                                      \
         shmem__amo_post_fast(dest, OP, sizeof(T), OPERAND, pe, __func__);                  \
     }
 
-#define SHMEM__P_VALUE(T) , T value
-#define SHMEM__P_COND_VALUE(T) , T cond, T value
-#define SHMEM__NO_PARAMS
-#define SHMEM__BITS(v) shmem__bits(&(v), sizeof(v))
-
 #define SHMEM__FAST_AMO_EXT(T, N)                                                          \
-    static inline T shmem_##N##_atomic_fetch(const T *source, int pe)                      \
+    SHMEM__FAST T shmem_##N##_atomic_fetch(const T *source, int pe)                        \
     {                                                                                      \
         T v;                                                                               \
         shmem__amo_fetch_fast(source, AOS_AMO_READ, sizeof(T), 0, 0, &v, 0, pe, __func__); \
         return v;                                                                          \
     }                                                                                      \
-    static inline void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe)     \
+    SHMEM__FAST void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe)       \
     {                                                                                      \
         shmem__amo_fetch_fast(source, AOS_AMO_READ, sizeof(T), 0, 0, fetch, 1, pe,         \
                               __func__);                                                   \
@@ -201,6 +212,6 @@ SHMEM__AMO_EXT_ONLY_TYPES(SHMEM__FAST_AMO_EXT)
 SHMEM__AMO_STD_TYPES(SHMEM__FAST_AMO_STD)
 SHMEM__AMO_BIT_TYPES(SHMEM__FAST_AMO_BIT)
 
-#endif /* SHMEM__INLINE */
+#endif /* SHMEM__FAST */
 
 #endif

@@ -39,28 +39,16 @@ static inline void amo_fetch(shmem_ctx_t ctx, const void *dest, aos_amo_op_t op,
                                      compare, result, ev));
 }
 
-#define BITS(v) shmem__bits(&(v), sizeof(v))
-
-/* One fetching operation OP: blocking and _nbi, plain and ctx. ARGS are the
- * value parameters after dest, OPERAND and COMPARE what aos gets. */
+/* The context forms of one fetching operation OP (blocking and _nbi) and of
+ * one posted operation; PARAMS are the value parameters after dest, OPERAND
+ * and COMPARE what aos gets. The default-context forms are
+ * shmem_inline.h's, compiled in fast.c. */
 #define FETCHING(T, N, NAME, OP, PARAMS, OPERAND, COMPARE)                                 \
-    T shmem_##N##_atomic_##NAME(T *dest PARAMS, int pe)                                    \
-    {                                                                                      \
-        T old;                                                                             \
-        amo_fetch(SHMEM__DEFAULT, dest, OP, sizeof(T), OPERAND, COMPARE, &old, NULL,    \
-                  pe, __func__);                                                           \
-        return old;                                                                        \
-    }                                                                                      \
     T shmem_ctx_##N##_atomic_##NAME(shmem_ctx_t ctx, T *dest PARAMS, int pe)               \
     {                                                                                      \
         T old;                                                                             \
         amo_fetch(ctx, dest, OP, sizeof(T), OPERAND, COMPARE, &old, NULL, pe, __func__);   \
         return old;                                                                        \
-    }                                                                                      \
-    void shmem_##N##_atomic_##NAME##_nbi(T *fetch, T *dest PARAMS, int pe)                 \
-    {                                                                                      \
-        amo_fetch(SHMEM__DEFAULT, dest, OP, sizeof(T), OPERAND, COMPARE, fetch,         \
-                  shmem__ev(), pe, __func__);                                              \
     }                                                                                      \
     void shmem_ctx_##N##_atomic_##NAME##_nbi(shmem_ctx_t ctx, T *fetch, T *dest PARAMS,    \
                                              int pe)                                       \
@@ -70,39 +58,19 @@ static inline void amo_fetch(shmem_ctx_t ctx, const void *dest, aos_amo_op_t op,
     }
 
 #define POSTED(T, N, NAME, OP, PARAMS, OPERAND)                                            \
-    void shmem_##N##_atomic_##NAME(T *dest PARAMS, int pe)                                 \
-    {                                                                                      \
-        amo_post(SHMEM__DEFAULT, dest, OP, sizeof(T), OPERAND, pe, __func__);           \
-    }                                                                                      \
     void shmem_ctx_##N##_atomic_##NAME(shmem_ctx_t ctx, T *dest PARAMS, int pe)            \
     {                                                                                      \
         amo_post(ctx, dest, OP, sizeof(T), OPERAND, pe, __func__);                         \
     }
 
-#define P_VALUE(T) , T value
-#define P_COND_VALUE(T) , T cond, T value
-#define NOTHING
-
 /* fetch's source is const and has its own parameter name in the standard;
  * the pointer is only read. */
 #define EXT(T, N)                                                                          \
-    T shmem_##N##_atomic_fetch(const T *source, int pe)                                    \
-    {                                                                                      \
-        T v;                                                                               \
-        amo_fetch(SHMEM__DEFAULT, source, AOS_AMO_READ, sizeof(T), 0, 0, &v, NULL, pe,  \
-                  __func__);                                                               \
-        return v;                                                                          \
-    }                                                                                      \
     T shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T *source, int pe)               \
     {                                                                                      \
         T v;                                                                               \
         amo_fetch(ctx, source, AOS_AMO_READ, sizeof(T), 0, 0, &v, NULL, pe, __func__);     \
         return v;                                                                          \
-    }                                                                                      \
-    void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe)                   \
-    {                                                                                      \
-        amo_fetch(SHMEM__DEFAULT, source, AOS_AMO_READ, sizeof(T), 0, 0, fetch,         \
-                  shmem__ev(), pe, __func__);                                              \
     }                                                                                      \
     void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T *fetch, const T *source,      \
                                           int pe)                                          \
@@ -110,27 +78,25 @@ static inline void amo_fetch(shmem_ctx_t ctx, const void *dest, aos_amo_op_t op,
         amo_fetch(ctx, source, AOS_AMO_READ, sizeof(T), 0, 0, fetch, shmem__ev(), pe,      \
                   __func__);                                                               \
     }                                                                                      \
-    POSTED(T, N, set, AOS_AMO_SET, P_VALUE(T), BITS(value))                                \
-    FETCHING(T, N, swap, AOS_AMO_SET, P_VALUE(T), BITS(value), 0)
+    POSTED(T, N, set, AOS_AMO_SET, SHMEM__P_VALUE(T), SHMEM__BITS(value))                  \
+    FETCHING(T, N, swap, AOS_AMO_SET, SHMEM__P_VALUE(T), SHMEM__BITS(value), 0)
 SHMEM__AMO_STD_TYPES(EXT)
 SHMEM__AMO_EXT_ONLY_TYPES(EXT)
 
-#define ONE 1
 #define STD(T, N)                                                                          \
-    FETCHING(T, N, compare_swap, AOS_AMO_CAS, P_COND_VALUE(T), BITS(value), BITS(cond))    \
-    FETCHING(T, N, fetch_inc, AOS_AMO_ADD, NOTHING, ONE, 0)                                \
-    POSTED(T, N, inc, AOS_AMO_ADD, NOTHING, ONE)                                           \
-    FETCHING(T, N, fetch_add, AOS_AMO_ADD, P_VALUE(T), BITS(value), 0)                     \
-    POSTED(T, N, add, AOS_AMO_ADD, P_VALUE(T), BITS(value))
+    FETCHING(T, N, compare_swap, AOS_AMO_CAS, SHMEM__P_COND_VALUE(T), SHMEM__BITS(value),  \
+             SHMEM__BITS(cond))                                                            \
+    FETCHING(T, N, fetch_inc, AOS_AMO_ADD, SHMEM__NO_PARAMS, 1, 0)                         \
+    POSTED(T, N, inc, AOS_AMO_ADD, SHMEM__NO_PARAMS, 1)                                    \
+    FETCHING(T, N, fetch_add, AOS_AMO_ADD, SHMEM__P_VALUE(T), SHMEM__BITS(value), 0)       \
+    POSTED(T, N, add, AOS_AMO_ADD, SHMEM__P_VALUE(T), SHMEM__BITS(value))
 SHMEM__AMO_STD_TYPES(STD)
 
+#define BIT_OP(T, N, OP, AOS_OP)                                                           \
+    FETCHING(T, N, fetch_##OP, AOS_OP, SHMEM__P_VALUE(T), SHMEM__BITS(value), 0)           \
+    POSTED(T, N, OP, AOS_OP, SHMEM__P_VALUE(T), SHMEM__BITS(value))
 #define BIT(T, N)                                                                          \
-    FETCHING(T, N, fetch_and, AOS_AMO_AND, P_VALUE(T), BITS(value), 0)                     \
-    POSTED(T, N, and, AOS_AMO_AND, P_VALUE(T), BITS(value))                                \
-    FETCHING(T, N, fetch_or, AOS_AMO_OR, P_VALUE(T), BITS(value), 0)                       \
-    POSTED(T, N, or, AOS_AMO_OR, P_VALUE(T), BITS(value))                                  \
-    FETCHING(T, N, fetch_xor, AOS_AMO_XOR, P_VALUE(T), BITS(value), 0)                     \
-    POSTED(T, N, xor, AOS_AMO_XOR, P_VALUE(T), BITS(value))
+    BIT_OP(T, N, and, AOS_AMO_AND) BIT_OP(T, N, or, AOS_AMO_OR) BIT_OP(T, N, xor, AOS_AMO_XOR)
 SHMEM__AMO_BIT_TYPES(BIT)
 
 /* ---- deprecated names ------------------------------------------------------------ */

@@ -5,7 +5,8 @@
  * out before returning); it is complete at the target after shmem_quiet (or
  * a barrier). Puts attach to the thread's event, so they need not wake the
  * target one by one: quiet, fence and this PE's own waits do that. Blocking
- * gets return with the data; non-blocking ones have it after quiet. */
+ * gets return with the data; non-blocking ones have it after quiet. The
+ * default-context contiguous forms are shmem_inline.h's (fast.c). */
 #include "shmem/shmem_internal.h"
 
 static __attribute__((noinline)) void put_slow(shmem_ctx_t ctx, void *dest, const void *src,
@@ -54,41 +55,22 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
         SHMEM__TRY(fn, aos_getmem_block(wpe, dest, src, &b, NULL));
 }
 
-/* put/get and their nbi forms, for pointers to PT and elements of ESIZE
- * bytes, under the names given. */
-#define CONTIGUOUS(PT, ESIZE, put, cput, putn, cputn, get, cget, getn, cgetn)              \
-    void put(PT *dest, const PT *source, size_t nelems, int pe)                            \
-    {                                                                                      \
-        put_bytes(SHMEM__DEFAULT, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe,  \
-                  __func__);                                                               \
-    }                                                                                      \
+/* The context forms of put/get and their nbi forms, for pointers to PT and
+ * elements of ESIZE bytes, under the names given (the default-context ones
+ * are shmem_inline.h's, compiled in fast.c). */
+#define CONTIGUOUS(PT, ESIZE, cput, cputn, cget, cgetn)                                    \
     void cput(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)          \
     {                                                                                      \
         put_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe, __func__);     \
-    }                                                                                      \
-    void putn(PT *dest, const PT *source, size_t nelems, int pe)                           \
-    {                                                                                      \
-        put_bytes(SHMEM__DEFAULT, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe,  \
-                  __func__);                                                               \
     }                                                                                      \
     void cputn(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)         \
     {                                                                                      \
         put_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe, __func__);     \
     }                                                                                      \
-    void get(PT *dest, const PT *source, size_t nelems, int pe)                            \
-    {                                                                                      \
-        get_bytes(SHMEM__DEFAULT, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe,  \
-                  NULL, __func__);                                                         \
-    }                                                                                      \
     void cget(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)          \
     {                                                                                      \
         get_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe, NULL,          \
                   __func__);                                                               \
-    }                                                                                      \
-    void getn(PT *dest, const PT *source, size_t nelems, int pe)                           \
-    {                                                                                      \
-        get_bytes(SHMEM__DEFAULT, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe,  \
-                  shmem__ev(), __func__);                                                  \
     }                                                                                      \
     void cgetn(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)         \
     {                                                                                      \
@@ -119,24 +101,13 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
     }
 
 #define TYPED(T, N)                                                                        \
-    CONTIGUOUS(T, sizeof(T), shmem_##N##_put, shmem_ctx_##N##_put, shmem_##N##_put_nbi,    \
-               shmem_ctx_##N##_put_nbi, shmem_##N##_get, shmem_ctx_##N##_get,              \
-               shmem_##N##_get_nbi, shmem_ctx_##N##_get_nbi)                               \
+    CONTIGUOUS(T, sizeof(T), shmem_ctx_##N##_put, shmem_ctx_##N##_put_nbi,                 \
+               shmem_ctx_##N##_get, shmem_ctx_##N##_get_nbi)                               \
     STRIDED(T, sizeof(T), shmem_##N##_iput, shmem_ctx_##N##_iput, shmem_##N##_iget,        \
             shmem_ctx_##N##_iget)                                                          \
-    void shmem_##N##_p(T *dest, T value, int pe)                                           \
-    {                                                                                      \
-        put_bytes(SHMEM__DEFAULT, dest, &value, sizeof value, pe, __func__);            \
-    }                                                                                      \
     void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe)                      \
     {                                                                                      \
         put_bytes(ctx, dest, &value, sizeof value, pe, __func__);                          \
-    }                                                                                      \
-    T shmem_##N##_g(const T *source, int pe)                                               \
-    {                                                                                      \
-        T value;                                                                           \
-        get_bytes(SHMEM__DEFAULT, &value, source, sizeof value, pe, NULL, __func__);    \
-        return value;                                                                      \
     }                                                                                      \
     T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe)                          \
     {                                                                                      \
@@ -147,11 +118,10 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
 SHMEM__RMA_TYPES(TYPED)
 
 #define SIZED(S)                                                                           \
-    CONTIGUOUS(void, (S) / 8, shmem_put##S, shmem_ctx_put##S, shmem_put##S##_nbi,          \
-               shmem_ctx_put##S##_nbi, shmem_get##S, shmem_ctx_get##S, shmem_get##S##_nbi, \
+    CONTIGUOUS(void, (S) / 8, shmem_ctx_put##S, shmem_ctx_put##S##_nbi, shmem_ctx_get##S,  \
                shmem_ctx_get##S##_nbi)                                                     \
     STRIDED(void, (S) / 8, shmem_iput##S, shmem_ctx_iput##S, shmem_iget##S, shmem_ctx_iget##S)
 SHMEM__SIZES(SIZED)
 
-CONTIGUOUS(void, 1, shmem_putmem, shmem_ctx_putmem, shmem_putmem_nbi, shmem_ctx_putmem_nbi,
-           shmem_getmem, shmem_ctx_getmem, shmem_getmem_nbi, shmem_ctx_getmem_nbi)
+CONTIGUOUS(void, 1, shmem_ctx_putmem, shmem_ctx_putmem_nbi, shmem_ctx_getmem,
+           shmem_ctx_getmem_nbi)
