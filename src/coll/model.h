@@ -16,10 +16,17 @@
     X(g, "gap_ns", 40.0, "least time between consecutive signals of one PE")              \
     X(G, "per_byte_ns", 0.1, "copying one byte from a peer's memory (inverse bandwidth)") \
     X(G_big, "per_byte_big_ns", 0.2, "the same when source and copy exceed cache_bytes")   \
-    X(G_dirty, "per_byte_dirty_ns", 0.2, "copying 32 KiB another PE has just written, per byte") \
-    X(G_dirty_big, "per_byte_dirty_big_ns", 0.1, "the same for 256 KiB")               \
-    X(G_dirty_huge, "per_byte_dirty_huge_ns", 0.2, "the same for cache_bytes")        \
-    X(F, "fold_per_byte_ns", 0.1, "folding one byte into an accumulator (int64 sum, in cache)") \
+    X(line_fresh, "fresh_line_ns", 100.0,                                                  \
+      "copying one cache line another PE has just written (a miss its cache serves)")     \
+    X(G_dirty_small, "per_byte_dirty_small_ns", 0.2,                                         \
+      "copying 4 KiB another PE has just written, per byte beyond the first line")         \
+    X(G_dirty, "per_byte_dirty_ns", 0.2, "the same for 32 KiB")                            \
+    X(G_dirty_big, "per_byte_dirty_big_ns", 0.1, "the same for 256 KiB")                  \
+    X(G_dirty_huge, "per_byte_dirty_huge_ns", 0.2, "the same for cache_bytes")            \
+    X(G_coop, "per_byte_coop_ns", 0.1,                                                     \
+      "256 KiB just written: the reader gets half while its writer puts half, per byte each") \
+    X(G_coop_huge, "per_byte_coop_huge_ns", 0.2, "the same for cache_bytes")              \
+    X(F, "fold_per_byte_ns", 0.1, "folding one byte into an accumulator (a 4 KiB int64 sum, in cache)") \
     X(cache, "cache_bytes", 1048576.0, "the per-core cache a copy's source and target fit in") \
     X(c, "contention_ns", 40.0, "T(n) = c n + b: n PEs reading one line a writer changed") \
     X(b, "contention_base_ns", 100.0, "the b of T(n)")                                    \

@@ -3,22 +3,22 @@
  * depth d and fan-outs k_1..k_d minimising the sum of per-level costs).
  *
  * The model predicts collectives over data their sources have just written
- * (as after a computation), so reading another PE's data costs G_dirty per
- * byte (or the beyond-the-cache G_big, when larger) and, before the stream
- * of lines starts, one line transfer: `line` = L - o, the latency less the
- * writer's part.
+ * (as after a computation), so copying s bytes of another PE's data costs
+ * one fresh line (line_fresh: a miss the writer's cache serves) and G_dirty
+ * per further byte, measured at four sizes (fresh_per_byte).
  *
  * One level of a broadcast tree, for a chunk of s bytes, costs
- *     stage(k) = (k - 1) o + L + line + s G f(k)
+ *     stage(k) = (k - 1) o + L + (line_fresh + s G) f(k)
  * the parent signalling its k children one after the other, the last
- * signal reaching its child (L, which counts one sender overhead), the
- * chunk's first line, and the child copying the chunk while its siblings
- * copy the same lines (f(k) = T(k) / T(1), the model's contention curve). A
- * pipeline of nchunks chunks over d levels takes the sum of the stages for
- * the first chunk and the slowest stage for each further one: the time until
- * the last leaf has the data. From AOS__HELP_BYTES up, the last level's
- * copy shrinks to k / (k + 1): the parent writes a share into its leaves
- * while they read the rest (broadcast.c).
+ * signal reaching its child (L, which counts one sender overhead), and the
+ * child copying the chunk while its siblings copy the same lines
+ * (f(k) = T(k) / T(1), the model's contention curve). A pipeline of nchunks
+ * chunks over d levels takes the sum of the stages for the first chunk and
+ * the slowest stage for each further one: the time until the last leaf has
+ * the data; its parent returns once the acknowledgement has come over
+ * (L - o). From AOS__HELP_BYTES up, the last level's copy shrinks to
+ * k / (k + 1) of a chunk at G_coop: the parent writes a share into its
+ * leaves while they read the rest (broadcast.c), both cores copying.
  *
  * Reductions add the arithmetic: F per byte folded into an accumulator. */
 #include <math.h>
@@ -31,27 +31,54 @@ double aos__model_per_byte(const struct aos__model *m, double bytes)
     return 2.0 * bytes > m->cache ? m->G_big : m->G;
 }
 
-/* Per byte of a copy of `bytes` its owner has just written, read from
- * another PE: measured at 32 KiB, 256 KiB and the cache's size (G_dirty,
- * G_dirty_big, G_dirty_huge), along log2 of the size in between, the
- * nearest outside. */
-static double fresh_per_byte(const struct aos__model *m, double bytes)
+/* Along log2 of the size between measured points, the nearest outside. */
+static double log_interp(const double *at, const double *G, int n, double bytes)
 {
-    double top = m->cache > 524288.0 ? m->cache : 524288.0;
-    const double at[3] = {32768.0, 262144.0, top};
-    const double G[3] = {m->G_dirty, m->G_dirty_big, m->G_dirty_huge};
     if (bytes <= at[0])
         return G[0];
-    for (int i = 1; i < 3; i++)
+    for (int i = 1; i < n; i++)
         if (bytes < at[i])
             return G[i - 1] + (G[i] - G[i - 1]) * log2(bytes / at[i - 1]) / log2(at[i] / at[i - 1]);
-    return G[2];
+    return G[n - 1];
 }
 
-/* One cache line crossing to a reader after its writer's signal. */
-static double line(const struct aos__model *m)
+static double cache_point(const struct aos__model *m)
+{
+    return m->cache > 524288.0 ? m->cache : 524288.0;
+}
+
+/* Per byte (beyond the first line) of a copy of `bytes` its owner has just
+ * written, read from another PE: measured at 4 KiB, 32 KiB, 256 KiB and
+ * the cache's size. */
+static double fresh_per_byte(const struct aos__model *m, double bytes)
+{
+    const double at[4] = {4096.0, 32768.0, 262144.0, cache_point(m)};
+    const double G[4] = {m->G_dirty_small, m->G_dirty, m->G_dirty_big, m->G_dirty_huge};
+    return log_interp(at, G, 4, bytes);
+}
+
+/* Per byte each side moves when a writer puts part of `bytes` it has just
+ * written into a reader that gets the rest (a helped broadcast level):
+ * measured at 256 KiB and the cache's size. */
+static double coop_per_byte(const struct aos__model *m, double bytes)
+{
+    const double at[2] = {262144.0, cache_point(m)};
+    const double G[2] = {m->G_coop, m->G_coop_huge};
+    return log_interp(at, G, 2, bytes);
+}
+
+/* A signal's transfer to its waiter: the latency less the signaller's part
+ * (an acknowledgement whose sender is done). */
+static double transfer(const struct aos__model *m)
 {
     return m->L > m->o ? m->L - m->o : 0.0;
+}
+
+/* Copying `bytes` their owner has just written at G per byte beyond the
+ * first line, which comes over alone first. */
+static double fresh_copy(const struct aos__model *m, double bytes, double G)
+{
+    return bytes <= 0.0 ? 0.0 : m->line_fresh + (bytes > 64.0 ? bytes - 64.0 : 0.0) * G;
 }
 
 static double contention(const struct aos__model *m, int k)
@@ -65,6 +92,7 @@ struct search {
     int n;              /* PEs to reach */
     double s;           /* chunk bytes */
     double G;           /* per byte of data its owner has just written */
+    double Gc;          /* per byte of a helped copy (parent writes, child reads) */
     double nchunks;
     int help;           /* parents write a share into leaf children (AOS__HELP_BYTES) */
     int k[AOS__PLAN_LEVELS];
@@ -78,15 +106,16 @@ static double tree_cost(const struct search *S, const int *k, int d)
     const struct aos__model *m = S->m;
     double sum = 0.0, worst = 0.0;
     for (int i = 0; i < d; i++) {
-        double copy = S->s * S->G * contention(m, k[i]);
-        if (S->help && i == d - 1) /* leaves read k / (k + 1) of a chunk, the parent
-                                    * writes the rest into them meanwhile */
-            copy *= k[i] / (k[i] + 1.0);
-        double stage = (k[i] - 1) * m->o + m->L + line(m) + copy;
+        double copy = fresh_copy(m, S->s, S->G) * contention(m, k[i]);
+        if (S->help && i == d - 1) /* leaves read k / (k + 1) of a chunk while the parent
+                                    * writes as much, 1 / (k + 1) into each */
+            copy = fresh_copy(m, S->s * k[i] / (k[i] + 1.0), S->Gc) * contention(m, k[i]);
+        double stage = (k[i] - 1) * m->o + m->L + copy;
         sum += stage;
         worst = stage > worst ? stage : worst;
     }
-    return sum + (S->nchunks - 1.0) * worst;
+    /* the last leaves' parents return when their acknowledgements arrive */
+    return sum + (S->nchunks - 1.0) * worst + transfer(m);
 }
 
 /* Depth-first over non-increasing fan-outs until the tree reaches n PEs. */
@@ -120,6 +149,7 @@ static double best_tree(const struct aos__model *m, int n, double s, double nchu
         return 0.0;
     struct search S = {.m = m, .n = n, .s = s, .nchunks = nchunks, .best = INFINITY,
                        .G = fresh_per_byte(m, s * nchunks),
+                       .Gc = coop_per_byte(m, s * nchunks),
                        .help = s * nchunks >= (double)AOS__HELP_BYTES};
     int kmax = n - 1 < 32 ? n - 1 : 32;
     search_from(&S, 0, 1, 1, kmax);
@@ -174,18 +204,21 @@ double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t by
     if (n <= 1)
         return s * m->G;
     double G = aos__model_per_byte(m, s);
-    if (bytes <= AOS__XCHG_BYTES) { /* the exchange: push to n - 1 PEs (their lines come
-                                     * over), then copy mine and fold the n - 1 others */
+    if (bytes <= AOS__XCHG_BYTES) { /* the exchange: push into n - 1 PEs' entries (lines
+                                     * they read last), signal, and once all have
+                                     * arrived copy mine and fold the n - 1 others */
         double Gf = fresh_per_byte(m, s);
-        return (n - 2) * m->o + (n - 1) * s * Gf + m->L + line(m) + s * G +
-               (n - 1) * s * (Gf + m->F);
+        return fresh_copy(m, (n - 1) * s, Gf) + (n - 2) * m->o + m->L +
+               fresh_copy(m, (n - 1) * s, Gf + m->F) + s * G;
     }
-    /* slices: three barriers; each PE folds its slice of every source (its
-     * own from its cache, the others just written by their owners), then
-     * copies the other slices, which their owners have just written; each
-     * of the two reading phases starts with a line transfer */
+    /* slices: three syncs, each between phases that moved other lines, so
+     * the last to arrive also fetches the flag its partner wrote (a fresh
+     * line); each PE folds its slice of every source (its own from its
+     * cache, the others just written by their owners; each line is read by
+     * its slice's owner alone), then copies the other slices, which their
+     * owners have just written and n - 1 PEs read at once */
     double piece = s / n, Gf = fresh_per_byte(m, piece);
-    double fold = piece * G + (n - 1) * piece * (Gf * contention(m, n) + m->F);
-    double gather = (n - 1) * piece * Gf;
-    return 3.0 * aos__model_predict_barrier(m, n) + 2.0 * line(m) + fold + gather;
+    double fold = piece * G + fresh_copy(m, (n - 1) * piece, Gf + m->F);
+    double gather = fresh_copy(m, (n - 1) * piece, Gf) * contention(m, n - 1);
+    return 3.0 * (aos__model_predict_barrier(m, n) + m->line_fresh) + fold + gather;
 }

@@ -42,35 +42,30 @@ static double time_barrier(aos_team_t *t, long iters)
 
 enum collective { BROADCAST, ALLREDUCE };
 
-/* What the model predicts: from the first call until the last member
- * returns with the result, for data just written (as after a computation:
- * the broadcast's root, or every member for an all-reduce, writes its whole
- * source before each call, outside the timing). Every PE runs on one node's
- * clock: PE 0 reads it as it calls, every PE as it returns (a broadcast's
- * root returns when its children have read, so the leaves decide), and PE 0
- * takes the latest return per call; syncs between calls keep them apart.
- * The cost of one clock reading is taken off. */
+/* What the model predicts: from the start until the last member returns
+ * with the result, for data just written (as after a computation: the
+ * broadcast's root, or every member for an all-reduce, writes its whole
+ * source before each call, outside the timing). The members call at one
+ * instant of the node's clock (probe_start_together); each reads the clock
+ * as it returns (a broadcast's root returns when its children have
+ * acknowledged) and PE 0 takes the latest return per call. The cost of one
+ * clock reading is taken off. */
 static double time_fresh(aos_team_t *t, enum collective what, char *dst, char *src,
                          size_t bytes, long iters, double *stamps)
 {
     int me = aos_team_my_pe(t), n = aos_team_n_pes(t);
     if (iters > STAMPS)
         iters = STAMPS;
-    double clock_ns = probe_now_ns();
-    clock_ns = probe_now_ns() - clock_ns;
-    double *start = malloc((size_t)iters * sizeof *start);
-    if (start == NULL)
-        exit(1);
+    double clock_ns = probe_clock_ns();
     for (long i = 0; i < iters; i++) {
         if (what == ALLREDUCE || me == 0)
             memset(src, (int)i, bytes);
-        PROBE_TRY(aos_team_sync(t));
-        start[i] = probe_now_ns();
+        double start = probe_start_together();
         if (what == BROADCAST)
             PROBE_TRY(aos_broadcast(t, src, src, bytes, 0));
         else
             PROBE_TRY(aos_allreduce(t, dst, src, bytes / 8, AOS_TYPE_INT64, AOS_OP_SUM));
-        stamps[i] = probe_now_ns();
+        stamps[i] = probe_now_ns() - start;
     }
     PROBE_TRY(aos_team_sync(t));
     double result = 0.0;
@@ -84,25 +79,11 @@ static double time_fresh(aos_team_t *t, enum collective what, char *dst, char *s
                 if (theirs[i] > stamps[i])
                     stamps[i] = theirs[i];
         }
-        for (long i = 0; i < iters; i++)
-            theirs[i] = stamps[i] - start[i];
-        result = probe_median(theirs, (int)iters) - clock_ns;
+        result = probe_median(stamps, (int)iters) - clock_ns;
         free(theirs);
     }
-    free(start);
     PROBE_TRY(aos_team_sync(t)); /* PE 0 has read every stamp */
     return result;
-}
-
-static void row(int me, const char *what, int n, size_t bytes, double predicted, double measured)
-{
-    if (me != 0)
-        return;
-    if (measured < 0)
-        printf("%-10s %5d %9zu %12.2f %12s %8s\n", what, n, bytes, predicted / 1e3, "-", "-");
-    else
-        printf("%-10s %5d %9zu %12.2f %12.2f %8.2f\n", what, n, bytes, predicted / 1e3,
-               measured / 1e3, measured / predicted);
 }
 
 static double bcast_prediction(const struct aos__model *m, int n, size_t bytes)
@@ -112,7 +93,53 @@ static double bcast_prediction(const struct aos__model *m, int n, size_t bytes)
     return plan.predicted_ns;
 }
 
-void probe_predict(const struct aos__model *m, int me, int npes, int quick)
+enum { MAX_POINTS = 16, MAX_ROUNDS = 32 };
+
+struct point {
+    const char *name;
+    int kind; /* -1 barrier, else enum collective */
+    size_t bytes;
+};
+
+static double predict(const struct aos__model *m, const struct point *p, int n)
+{
+    if (p->kind < 0)
+        return aos__model_predict_barrier(m, n);
+    if (p->kind == BROADCAST)
+        return bcast_prediction(m, n, p->bytes);
+    return aos__model_predict_allreduce(m, n, p->bytes);
+}
+
+static double measure(aos_team_t *w, const struct point *p, long iters, char *a, char *b,
+                      double *stamps)
+{
+    if (p->kind < 0)
+        return time_barrier(w, iters);
+    if (p->kind == BROADCAST)
+        return time_fresh(w, BROADCAST, NULL, a, p->bytes, iters, stamps);
+    return time_fresh(w, ALLREDUCE, a, b, p->bytes, iters, stamps);
+}
+
+static double median_of(const double *v, int n)
+{
+    double tmp[MAX_ROUNDS];
+    memcpy(tmp, v, (size_t)n * sizeof *v);
+    return probe_median(tmp, n);
+}
+
+static int within(double ratio)
+{
+    return ratio >= 0.75 && ratio <= 1.25;
+}
+
+/* Rounds: each measures the parameters afresh (this machine's latencies
+ * drift by a fifth or more within minutes, so parameters and collectives
+ * timed minutes apart disagree for reasons the model cannot know), then
+ * times every collective once. A point's figure is the median over rounds
+ * of measured / predicted from that round's parameters; beside it, the
+ * median measurement against the prediction from `file` (the model
+ * aos-probe writes, measured before the rounds). */
+void probe_predict(const struct aos__model *file, int me, int npes, int quick, int rounds)
 {
     aos_team_t *w = aos_team_world();
     char *a = aos_malloc(PROBE_BIG), *b = aos_malloc(PROBE_BIG);
@@ -121,29 +148,63 @@ void probe_predict(const struct aos__model *m, int me, int npes, int quick)
         exit(1);
     memset(a, 1, PROBE_BIG);
     memset(b, 2, PROBE_BIG);
-    if (me == 0)
-        printf("\n%-10s %5s %9s %12s %12s %8s\n", "collective", "PEs", "bytes", "predicted us",
-               "measured us", "meas/pred");
-    double sync_ns = time_barrier(w, quick ? 2000 : 20000);
-    row(me, "barrier", npes, 0, aos__model_predict_barrier(m, npes), sync_ns);
-    for (size_t bytes = 8; bytes <= PROBE_BIG; bytes *= quick ? 64 : 8) {
-        double t = time_fresh(w, BROADCAST, NULL, a, bytes, ITERS(bytes, quick), stamps);
-        row(me, "broadcast", npes, bytes, bcast_prediction(m, npes, bytes), t);
+    struct point pts[MAX_POINTS];
+    int np = 0;
+    pts[np++] = (struct point){"barrier", -1, 0};
+    for (size_t bytes = 8; bytes <= PROBE_BIG; bytes *= quick ? 64 : 8)
+        pts[np++] = (struct point){"broadcast", BROADCAST, bytes};
+    for (size_t bytes = 8; bytes <= (1u << 20); bytes *= quick ? 64 : 8)
+        pts[np++] = (struct point){"allreduce", ALLREDUCE, bytes};
+    if (rounds > MAX_ROUNDS)
+        rounds = MAX_ROUNDS;
+    static double meas[MAX_POINTS][MAX_ROUNDS], pred[MAX_POINTS][MAX_ROUNDS],
+        ratio[MAX_POINTS][MAX_ROUNDS];
+    for (int r = 0; r < rounds; r++) {
+        struct aos__model m = *file;
+        probe_measure(&m, quick ? PROBE_QUICK : PROBE_ROUND, 0);
+        aos__model_set(&m); /* the round's collectives plan with its parameters */
+        for (int i = 0; i < np; i++) {
+            long iters = (pts[i].kind < 0 ? (quick ? 2000 : 20000) : ITERS(pts[i].bytes, quick));
+            iters = iters / rounds > 30 ? iters / rounds : 30;
+            meas[i][r] = measure(w, &pts[i], iters, a, b, stamps);
+            pred[i][r] = predict(&m, &pts[i], npes);
+            ratio[i][r] = meas[i][r] / pred[i][r];
+        }
     }
-    for (size_t bytes = 8; bytes <= (1u << 20); bytes *= quick ? 64 : 8) {
-        double t = time_fresh(w, ALLREDUCE, a, b, bytes, ITERS(bytes, quick), stamps);
-        row(me, "allreduce", npes, bytes, aos__model_predict_allreduce(m, npes, bytes), t);
-    }
-    if (me == 0)
-        printf("\npredictions only (one cluster of n PEs, this machine's parameters):\n");
-    static const int sizes[] = {16, 32, 64, 128, 256};
-    for (int i = 0; i < 5; i++) {
-        int n = sizes[i];
-        row(me, "barrier", n, 0, aos__model_predict_barrier(m, n), -1);
-        row(me, "broadcast", n, 8, bcast_prediction(m, n, 8), -1);
-        row(me, "broadcast", n, 1u << 20, bcast_prediction(m, n, 1u << 20), -1);
-        row(me, "allreduce", n, 8, aos__model_predict_allreduce(m, n, 8), -1);
-        row(me, "allreduce", n, 1u << 20, aos__model_predict_allreduce(m, n, 1u << 20), -1);
+    aos__model_set(file);
+    if (me == 0) {
+        printf("\n%d rounds, each measuring the parameters, then every collective once:\n",
+               rounds);
+        printf("%-10s %5s %9s %12s %12s %8s %8s %10s\n", "collective", "PEs", "bytes",
+               "predicted us", "measured us", "meas/pred", "spread", "vs file");
+        int ok = 0, ok_file = 0;
+        for (int i = 0; i < np; i++) {
+            double lo = ratio[i][0], hi = ratio[i][0];
+            for (int r = 1; r < rounds; r++) {
+                lo = ratio[i][r] < lo ? ratio[i][r] : lo;
+                hi = ratio[i][r] > hi ? ratio[i][r] : hi;
+            }
+            double q = median_of(ratio[i], rounds), mm = median_of(meas[i], rounds);
+            double qf = mm / predict(file, &pts[i], npes);
+            ok += within(q);
+            ok_file += within(qf);
+            printf("%-10s %5d %9zu %12.2f %12.2f %8.2f %3.2f-%3.2f %10.2f\n", pts[i].name, npes,
+                   pts[i].bytes, median_of(pred[i], rounds) / 1e3, mm / 1e3, q, lo, hi, qf);
+        }
+        printf("within 25%%: %d of %d (each round's parameters), %d of %d (the file's)\n", ok,
+               np, ok_file, np);
+        printf("\npredictions only (one cluster of n PEs, the file's parameters):\n");
+        printf("%-10s %5s %9s %12s\n", "collective", "PEs", "bytes", "predicted us");
+        static const int sizes[] = {16, 32, 64, 128, 256};
+        static const struct point only[] = {{"barrier", -1, 0},
+                                            {"broadcast", BROADCAST, 8},
+                                            {"broadcast", BROADCAST, 1u << 20},
+                                            {"allreduce", ALLREDUCE, 8},
+                                            {"allreduce", ALLREDUCE, 1u << 20}};
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < 5; j++)
+                printf("%-10s %5d %9zu %12.2f\n", only[j].name, sizes[i], only[j].bytes,
+                       predict(file, &only[j], sizes[i]) / 1e3);
     }
     aos_free(stamps);
     aos_free(b);

@@ -1,5 +1,5 @@
-/* aos-probe's parts: measuring (main.c, contention.c) and predicting
- * (predict.c). */
+/* aos-probe's parts: the command (main.c), measuring (measure.c,
+ * contention.c) and predicting (predict.c). */
 #ifndef AOS_PROBE_H
 #define AOS_PROBE_H
 
@@ -10,6 +10,9 @@
 #include "coll/model.h"
 
 #define PROBE_TRIALS 7
+#define PROBE_SAMPLES 448 /* copies timed one by one per size (at full effort) */
+#define PROBE_LINE 64
+#define PROBE_LEAD_NS 20000.0 /* per PE: how far ahead PEs agree to start together */
 #define PROBE_CHUNK (256u << 10)
 #define PROBE_BIG (4u << 20)
 
@@ -24,12 +27,27 @@
 
 double probe_now_ns(void);
 double probe_median(double *v, int n);
+/* The cost of one clock reading (the least of a few). */
+double probe_clock_ns(void);
+/* The symmetric buffers the measurements use (collective calls). */
+void probe_setup(void);
+void probe_teardown(void);
+/* Collective: returns when every PE does, at one instant of the node's
+ * clock (returned). */
+double probe_start_together(void);
+/* Measures every parameter of the model but the contention curve, which
+ * only a nonzero `contention` measures (m's c and b are kept otherwise);
+ * a collective call: every PE ends with PE 0's figures. */
+enum { PROBE_FULL, PROBE_ROUND, PROBE_QUICK };
+void probe_measure(struct aos__model *m, int effort, int contention);
 /* T(n) = c n + b: n threads of this process updating one cache line. */
 void probe_contention(int quick, double *c, double *b);
 /* Writes the model file (creating its directory); 0 on success. */
 int probe_write(const char *path, const struct aos__model *m, int npes);
 /* Times the collectives on the world team and prints them beside the
- * model's predictions (PE 0 prints). */
-void probe_predict(const struct aos__model *m, int me, int npes, int quick);
+ * model's predictions, in rounds that measure the parameters afresh (`m`
+ * gives the contention curve, and the file's predictions for comparison);
+ * PE 0 prints. */
+void probe_predict(const struct aos__model *m, int me, int npes, int quick, int rounds);
 
 #endif

@@ -1,0 +1,108 @@
+/* The machine model's predictions and the broadcast planner, on made-up
+ * machines whose answers can be worked out by hand (src/coll/plan.c). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/check.h"
+#include "coll/model.h"
+
+#define NEAR(x, want) (fabs((x) - (want)) < 1e-6 * (fabs(want) + 1.0))
+
+/* Signals 100 ns (20 of them the sender's), a fresh line 50 ns and 0.1 ns
+ * per further fresh byte, contention growing linearly (f(k) = k). */
+static struct aos__model simple(void)
+{
+    struct aos__model m;
+    aos__model_defaults(&m);
+    m.L = 100, m.o = 20, m.g = 20, m.line_fresh = 50;
+    m.G = m.G_big = 0.02;
+    m.G_dirty_small = m.G_dirty = m.G_dirty_big = m.G_dirty_huge = 0.1;
+    m.G_coop = m.G_coop_huge = 0.05;
+    m.F = 0.01, m.cache = 1e9, m.c = 10, m.b = 0;
+    return m;
+}
+
+static int last_level(const int *k)
+{
+    int n = 0;
+    while (k[n] != 0)
+        n++;
+    return n;
+}
+
+int main(void)
+{
+    struct aos__model m = simple();
+
+    /* Dissemination barrier: one latency per round, ceil(log2 n) rounds. */
+    CHECK(NEAR(aos__model_predict_barrier(&m, 1), 0.0));
+    CHECK(NEAR(aos__model_predict_barrier(&m, 2), 100.0));
+    CHECK(NEAR(aos__model_predict_barrier(&m, 5), 300.0));
+
+    /* 8-byte all-reduce on 2 PEs (the exchange): push one line (50), the
+     * signal (100), read the other's entry (50), copy mine (8 x 0.02). */
+    CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 8), 50.0 + 100.0 + 50.0 + 0.16));
+    /* 64 KiB on 2 PEs (slices of 32 KiB): three syncs of a barrier and a
+     * fresh line; fold = my slice (32768 x 0.02) + the other's (50 +
+     * 32704 x 0.11); gather = 50 + 32704 x 0.1. */
+    double slices = 3 * 150.0 + 32768 * 0.02 + (50 + 32704 * 0.11) + (50 + 32704 * 0.1);
+    CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 65536), slices));
+
+    /* Broadcast of 1000 B to one child: one chunk, signal + copy, then the
+     * acknowledgement's transfer (L - o). */
+    struct aos__bcast_plan p;
+    aos__model_plan_bcast(&m, 2, 1, 2, 1000, &p);
+    CHECK(p.chunk == 1000 && p.inner_fanout[0] == 1 && p.inner_fanout[1] == 0);
+    CHECK(NEAR(p.predicted_ns, 100.0 + 50.0 + 936 * 0.1 + 80.0));
+    /* From 64 KiB the child reads half and its parent writes the other half
+     * (at G_coop); the planner may pipeline, never predicting more. */
+    aos__model_plan_bcast(&m, 2, 1, 2, 1u << 20, &p);
+    CHECK(p.predicted_ns <= 100.0 + 50.0 + (524288 - 64) * 0.05 + 80.0 + 1e-6);
+
+    /* Bigger broadcasts never cost less. */
+    double before = 0;
+    for (size_t bytes = 1; bytes <= (8u << 20); bytes *= 4) {
+        aos__model_plan_bcast(&m, 16, 1, 16, bytes, &p);
+        CHECK(p.predicted_ns >= before);
+        before = p.predicted_ns;
+    }
+
+    /* Free signals and no contention: one flat level reaches 15 children. */
+    m.o = 0, m.c = 0, m.b = 0;
+    aos__model_plan_bcast(&m, 16, 1, 16, 8, &p);
+    CHECK(p.inner_fanout[0] == 15 && last_level(p.inner_fanout) == 1);
+
+    /* The chain machine (contention only, signals free): a chain, as deep
+     * as a plan goes (the last fan-out repeats below), of small chunks. */
+    struct aos__model chain;
+    CHECK_OK(aos__model_read(CHAIN_MODEL, &chain));
+    CHECK(chain.from_file == 1 && chain.c == 1000);
+    aos__model_plan_bcast(&chain, 8, 1, 8, 65536, &p);
+    CHECK(last_level(p.inner_fanout) == 7 && p.chunk == 8192);
+    for (int i = 0; i < 7; i++)
+        CHECK(p.inner_fanout[i] == 1);
+
+    /* Files: a round trip keeps every value; a missing key is refused. */
+    char path[] = "/tmp/aos-model-test-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    m = simple();
+    CHECK_OK(aos__model_write(path, &m, "unit test"));
+    struct aos__model back;
+    CHECK_OK(aos__model_read(path, &back));
+#define SAME(field, key, def, meaning) CHECK(NEAR(back.field, m.field));
+    AOS__MODEL_TABLE(SAME)
+#undef SAME
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fprintf(f, "latency_ns 100\n"); /* and nothing else */
+    fclose(f);
+    CHECK_RC(aos__model_read(path, &back), AOS_ERR_CONFIG);
+    unlink(path);
+    CHECK_RC(aos__model_read(path, &back), AOS_ERR_SYSTEM);
+    printf("model and planner: ok\n");
+    return 0;
+}

@@ -1,0 +1,308 @@
+/* The model's parameters, measured between PE 0 and PE 1 (everyone else
+ * only takes part in the barriers). */
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe.h"
+
+static int me;
+static uint64_t flag[2 * 8]; /* symmetric: ping on [0], pong on [8] (own lines) */
+static char *bigbuf;          /* symmetric, PROBE_BIG bytes */
+static double *stamps;        /* symmetric, 2 * PROBE_SAMPLES clock readings */
+static double go_at;          /* symmetric: when the PEs start together */
+
+double probe_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double probe_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    return v[n / 2];
+}
+
+/* Collective: every PE returns at about the same instant (the node has
+ * one clock), which it returns. After a sync its members leave up to a
+ * latency apart (the last to arrive first), as much as a small collective
+ * takes, so the time comes from PE 0 instead, far enough ahead for its
+ * signal and the sync. */
+double probe_start_together(void)
+{
+    int n = aos_n_pes();
+    if (me == 0) {
+        double at = probe_now_ns() + PROBE_LEAD_NS * n;
+        for (int pe = 1; pe < n; pe++)
+            PROBE_TRY(aos_putmem(pe, &go_at, &at, sizeof at, NULL));
+        go_at = at;
+    }
+    PROBE_TRY(aos_barrier_all()); /* orders the puts before the reads */
+    double at = go_at;
+    while (probe_now_ns() < at) {
+    }
+    return at;
+}
+
+double probe_clock_ns(void)
+{
+    double least = 1e9;
+    for (int i = 0; i < 16; i++) {
+        double s = probe_now_ns(), t = probe_now_ns() - s;
+        least = t < least ? t : least;
+    }
+    return least;
+}
+
+void probe_setup(void)
+{
+    me = aos_my_pe();
+    bigbuf = aos_malloc(PROBE_BIG);
+    stamps = aos_malloc(2 * PROBE_SAMPLES * sizeof *stamps);
+    if (bigbuf == NULL || stamps == NULL) {
+        fprintf(stderr, "aos-probe: no symmetric memory for the measurements\n");
+        exit(1);
+    }
+    memset(bigbuf, me, PROBE_BIG);
+}
+
+void probe_teardown(void)
+{
+    aos_free(stamps);
+    aos_free(bigbuf);
+}
+
+/* L: half the round trip of an 8-byte put answered by a put. */
+static double measure_latency(long iters)
+{
+    double t[PROBE_TRIALS];
+    static uint64_t round; /* values keep growing over calls: waits never pass early */
+    for (int k = 0; k < PROBE_TRIALS; k++) {
+        PROBE_TRY(aos_barrier_all());
+        double s = probe_now_ns();
+        for (long i = 1; i <= iters; i++) {
+            uint64_t v = ++round;
+            if (me == 0) {
+                PROBE_TRY(aos_putmem(1, &flag[0], &v, 8, NULL));
+                PROBE_TRY(aos_wait_until_u64(&flag[8], AOS_CMP_GE, v));
+            } else if (me == 1) {
+                PROBE_TRY(aos_wait_until_u64(&flag[0], AOS_CMP_GE, v));
+                PROBE_TRY(aos_putmem(0, &flag[8], &v, 8, NULL));
+            }
+        }
+        t[k] = (probe_now_ns() - s) / (double)iters / 2.0;
+    }
+    return probe_median(t, PROBE_TRIALS);
+}
+
+/* o: one 8-byte put issued alone; g: the time per put in a stream. The
+ * values written stay below any the latency test waits for. */
+static void measure_overhead(long iters, double *o, double *g)
+{
+    double to[PROBE_TRIALS], tg[PROBE_TRIALS];
+    uint64_t v = 0;
+    for (int k = 0; k < PROBE_TRIALS; k++) {
+        PROBE_TRY(aos_barrier_all());
+        double sum = 0;
+        if (me == 0)
+            for (long i = 0; i < iters; i++) {
+                double s = probe_now_ns();
+                PROBE_TRY(aos_putmem(1, &flag[1], &v, 8, NULL));
+                sum += probe_now_ns() - s;
+                for (volatile int spin = 0; spin < 200; spin++) {
+                }
+            }
+        to[k] = sum / (double)iters;
+        PROBE_TRY(aos_barrier_all());
+        double s = probe_now_ns();
+        if (me == 0)
+            for (long i = 0; i < iters; i++)
+                PROBE_TRY(aos_putmem(1, &flag[1], &v, 8, NULL));
+        tg[k] = (probe_now_ns() - s) / (double)iters;
+    }
+    *o = probe_median(to, PROBE_TRIALS);
+    *g = probe_median(tg, PROBE_TRIALS);
+}
+
+/* G: copying from a peer's memory, per byte: gets of `bytes` (a size that
+ * fits the cache, then one that does not). */
+static double measure_per_byte(size_t bytes)
+{
+    static char local[PROBE_BIG];
+    double t[PROBE_TRIALS];
+    int reps = (int)(16 * PROBE_CHUNK / bytes) + 1;
+    for (int k = 0; k < PROBE_TRIALS; k++) {
+        PROBE_TRY(aos_barrier_all());
+        double s = probe_now_ns();
+        for (int i = 0; i < reps; i++)
+            if (me == 0)
+                PROBE_TRY(aos_getmem(1, local, bigbuf, bytes, NULL));
+        t[k] = (probe_now_ns() - s) / reps / (double)bytes;
+    }
+    return probe_median(t, PROBE_TRIALS);
+}
+
+/* The median time of PE 0 copying `bytes` that PE 1 has just written (its
+ * cache holds the lines modified; each must come over). The median, not a
+ * mean: a copy the scheduler interrupts says nothing about the caches. */
+static double fresh_copy_ns(size_t bytes, int samples, char *local)
+{
+    double *t = stamps;
+    for (int i = 0; i < samples; i++) {
+        if (me == 1)
+            memset(bigbuf, i, bytes);
+        PROBE_TRY(aos_barrier_all());
+        double s = probe_now_ns();
+        if (me == 0)
+            PROBE_TRY(aos_getmem(1, local, bigbuf, bytes, NULL));
+        t[i] = probe_now_ns() - s;
+        PROBE_TRY(aos_barrier_all());
+    }
+    return probe_median(t, samples);
+}
+
+/* line_fresh: such a copy of one line (less a clock reading); G_dirty at
+ * each size: per byte of such a copy beyond its first line. The cost per
+ * byte of fresh lines depends on the size (how far the prefetchers get,
+ * which of the writer's caches holds them). */
+static void measure_fresh(struct aos__model *m, int samples)
+{
+    char *local = malloc(PROBE_BIG);
+    if (local == NULL)
+        exit(1);
+    memset(local, 0, PROBE_BIG);
+    const size_t sizes[4] = {4u << 10, 32u << 10, PROBE_CHUNK,
+                             m->cache < PROBE_BIG ? (size_t)m->cache : PROBE_BIG};
+    double *G[4] = {&m->G_dirty_small, &m->G_dirty, &m->G_dirty_big, &m->G_dirty_huge};
+    double first = fresh_copy_ns(PROBE_LINE, samples, local);
+    double clock_ns = probe_clock_ns();
+    m->line_fresh = first > clock_ns ? first - clock_ns : 0;
+    for (int i = 0; i < 4; i++) {
+        double t = fresh_copy_ns(sizes[i], samples, local) - first;
+        *G[i] = (t > 0 ? t : 0) / (double)(sizes[i] - PROBE_LINE);
+    }
+    free(local);
+}
+
+/* The cooperative copy a broadcast parent and its leaf run (broadcast.c):
+ * PE 0 has just written `bytes`; PE 1 reads the first half while PE 0
+ * writes the second half into PE 1's buffer. Per byte each side moves,
+ * from their common start until the later of the two finishes. (Here the
+ * other way round, PE 1 writing, takes up to twice as long at the cache's
+ * size: PE 0 is the root aos-probe --predict broadcasts from.) */
+static double coop_copy(size_t bytes, int samples)
+{
+    size_t half = bytes / 2;
+    double *start = stamps, *end = stamps + PROBE_SAMPLES;
+    for (int i = 0; i < samples; i++) {
+        if (me == 0)
+            memset(bigbuf, i, bytes);
+        start[i] = probe_start_together();
+        if (me == 1)
+            PROBE_TRY(aos_getmem(0, bigbuf, bigbuf, half, NULL));
+        else if (me == 0)
+            PROBE_TRY(aos_putmem(1, bigbuf + half, bigbuf + half, bytes - half, NULL));
+        end[i] = probe_now_ns();
+        PROBE_TRY(aos_barrier_all());
+    }
+    double t = 0.0;
+    if (me == 0) {
+        double theirs[PROBE_SAMPLES];
+        PROBE_TRY(aos_getmem(1, theirs, end, (size_t)samples * sizeof *theirs, NULL));
+        for (int i = 0; i < samples; i++)
+            theirs[i] = (theirs[i] > end[i] ? theirs[i] : end[i]) - start[i];
+        t = probe_median(theirs, samples);
+    }
+    PROBE_TRY(aos_barrier_all()); /* PE 1's stamps are read */
+    return t / (double)half;
+}
+
+/* F: folding int64 sums into an accumulator with aos_reduce_local, as a
+ * reduction does once per call on input it has just copied: one 4 KiB call
+ * at a time (its fixed cost included), input and accumulator in cache. */
+static double measure_fold(int samples)
+{
+    enum { COUNT = 512 };
+    static int64_t acc[COUNT], in[COUNT];
+    double *t = stamps;
+    for (int i = 0; i < samples; i++) {
+        memset(in, i, sizeof in);
+        double s = probe_now_ns();
+        PROBE_TRY(aos_reduce_local(acc, in, COUNT, AOS_TYPE_INT64, AOS_OP_SUM));
+        t[i] = probe_now_ns() - s;
+    }
+    double f = probe_median(t, samples) - probe_clock_ns();
+    return (f > 0 ? f : 0) / (double)sizeof in;
+}
+
+/* The cache a copy must fit in to run at G: the level-2 size (per core). */
+static double cache_bytes(void)
+{
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? (double)l2 : 1048576.0;
+}
+
+/* The put breakdown: time in the call with an event, until the event says
+ * complete, and until the target sees the data (from the latency). */
+static void measure_put(long iters, double latency, struct aos__model *m)
+{
+    aos_event_t *ev;
+    PROBE_TRY(aos_event_create(&ev));
+    double ti[PROBE_TRIALS], tc[PROBE_TRIALS];
+    uint64_t v = 0;
+    for (int k = 0; k < PROBE_TRIALS; k++) {
+        double a = 0, b = 0;
+        PROBE_TRY(aos_barrier_all());
+        if (me == 0)
+            for (long i = 0; i < iters; i++) {
+                double s = probe_now_ns();
+                PROBE_TRY(aos_putmem(1, &flag[1], &v, 8, ev));
+                double mid = probe_now_ns();
+                PROBE_TRY(aos_event_wait(ev));
+                a += mid - s;
+                b += probe_now_ns() - mid;
+            }
+        ti[k] = a / (double)iters;
+        tc[k] = b / (double)iters;
+    }
+    aos_event_destroy(ev);
+    m->put_initiator = probe_median(ti, PROBE_TRIALS);
+    m->put_completion = m->put_initiator + probe_median(tc, PROBE_TRIALS);
+    m->put_transfer = latency > m->put_initiator ? latency : m->put_initiator;
+}
+
+void probe_measure(struct aos__model *m, int effort, int contention)
+{
+    long iters = effort == PROBE_FULL ? 20000 : effort == PROBE_QUICK ? 2000 : 4000;
+    int samples = effort == PROBE_FULL ? PROBE_SAMPLES : effort == PROBE_QUICK ? 64 : 192;
+    m->L = measure_latency(iters);
+    measure_overhead(iters, &m->o, &m->g);
+    m->cache = cache_bytes();
+    m->G = measure_per_byte(PROBE_CHUNK);
+    m->G_big = measure_per_byte(PROBE_BIG);
+    measure_fresh(m, samples);
+    m->G_coop = coop_copy(PROBE_CHUNK, samples);
+    m->G_coop_huge = coop_copy(m->cache < PROBE_BIG ? (size_t)m->cache : PROBE_BIG, samples);
+    m->F = measure_fold(samples);
+    if (contention)
+        probe_contention(effort == PROBE_QUICK, &m->c, &m->b);
+    measure_put(iters, m->L, m);
+    PROBE_TRY(aos_barrier_all());
+    /* PE 0's figures are the model: everyone uses them. */
+    struct aos__model *shared = aos_malloc(sizeof *shared);
+    if (shared == NULL)
+        exit(1);
+    *shared = *m;
+    PROBE_TRY(aos_broadcast(aos_team_world(), shared, shared, sizeof *m, 0));
+    *m = *shared;
+    m->from_file = 1;
+    aos_free(shared);
+}
