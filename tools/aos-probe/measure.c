@@ -9,8 +9,9 @@
 static int me;
 static uint64_t flag[2 * 8]; /* symmetric: ping on [0], pong on [8] (own lines) */
 static char *bigbuf;          /* symmetric, PROBE_BIG bytes */
-static double *stamps;        /* symmetric, 2 * PROBE_SAMPLES clock readings */
+static double *stamps;        /* symmetric, PROBE_SAMPLES clock readings */
 static double go_at;          /* symmetric: when the PEs start together */
+static char *local;           /* PE 0's private copy target, PROBE_BIG bytes */
 
 double probe_now_ns(void)
 {
@@ -62,20 +63,48 @@ double probe_clock_ns(void)
     return least;
 }
 
+/* Collective: elapsed[i] is each PE's time for sample i from a common
+ * start (symmetric); PE 0 gets the median over samples of the latest PE's,
+ * everybody else 0. */
+double probe_latest_median(double *elapsed, long samples)
+{
+    int n = aos_n_pes();
+    double result = 0.0;
+    PROBE_TRY(aos_barrier_all()); /* every PE's figures are in */
+    if (me == 0) {
+        double *theirs = malloc((size_t)samples * sizeof *theirs);
+        if (theirs == NULL)
+            exit(1);
+        for (int pe = 1; pe < n; pe++) {
+            PROBE_TRY(aos_getmem(pe, theirs, elapsed, (size_t)samples * sizeof *theirs, NULL));
+            for (long i = 0; i < samples; i++)
+                if (theirs[i] > elapsed[i])
+                    elapsed[i] = theirs[i];
+        }
+        result = probe_median(elapsed, (int)samples);
+        free(theirs);
+    }
+    PROBE_TRY(aos_barrier_all()); /* PE 0 has read them */
+    return result;
+}
+
 void probe_setup(void)
 {
     me = aos_my_pe();
     bigbuf = aos_malloc(PROBE_BIG);
-    stamps = aos_malloc(2 * PROBE_SAMPLES * sizeof *stamps);
-    if (bigbuf == NULL || stamps == NULL) {
-        fprintf(stderr, "aos-probe: no symmetric memory for the measurements\n");
+    stamps = aos_malloc(PROBE_SAMPLES * sizeof *stamps);
+    local = malloc(PROBE_BIG);
+    if (bigbuf == NULL || stamps == NULL || local == NULL) {
+        fprintf(stderr, "aos-probe: no memory for the measurements\n");
         exit(1);
     }
     memset(bigbuf, me, PROBE_BIG);
+    memset(local, 0, PROBE_BIG);
 }
 
 void probe_teardown(void)
 {
+    free(local);
     aos_free(stamps);
     aos_free(bigbuf);
 }
@@ -136,7 +165,6 @@ static void measure_overhead(long iters, double *o, double *g)
  * fits the cache, then one that does not). */
 static double measure_per_byte(size_t bytes)
 {
-    static char local[PROBE_BIG];
     double t[PROBE_TRIALS];
     int reps = (int)(16 * PROBE_CHUNK / bytes) + 1;
     for (int k = 0; k < PROBE_TRIALS; k++) {
@@ -153,7 +181,7 @@ static double measure_per_byte(size_t bytes)
 /* The median time of PE 0 copying `bytes` that PE 1 has just written (its
  * cache holds the lines modified; each must come over). The median, not a
  * mean: a copy the scheduler interrupts says nothing about the caches. */
-static double fresh_copy_ns(size_t bytes, int samples, char *local)
+static double fresh_copy_ns(size_t bytes, int samples)
 {
     double *t = stamps;
     for (int i = 0; i < samples; i++) {
@@ -175,21 +203,16 @@ static double fresh_copy_ns(size_t bytes, int samples, char *local)
  * which of the writer's caches holds them). */
 static void measure_fresh(struct aos__model *m, int samples)
 {
-    char *local = malloc(PROBE_BIG);
-    if (local == NULL)
-        exit(1);
-    memset(local, 0, PROBE_BIG);
     const size_t sizes[4] = {4u << 10, 32u << 10, PROBE_CHUNK,
                              m->cache < PROBE_BIG ? (size_t)m->cache : PROBE_BIG};
     double *G[4] = {&m->G_dirty_small, &m->G_dirty, &m->G_dirty_big, &m->G_dirty_huge};
-    double first = fresh_copy_ns(PROBE_LINE, samples, local);
+    double first = fresh_copy_ns(PROBE_LINE, samples);
     double clock_ns = probe_clock_ns();
     m->line_fresh = first > clock_ns ? first - clock_ns : 0;
     for (int i = 0; i < 4; i++) {
-        double t = fresh_copy_ns(sizes[i], samples, local) - first;
+        double t = fresh_copy_ns(sizes[i], samples) - first;
         *G[i] = (t > 0 ? t : 0) / (double)(sizes[i] - PROBE_LINE);
     }
-    free(local);
 }
 
 /* The cooperative copy a broadcast parent and its leaf run (broadcast.c):
@@ -201,28 +224,18 @@ static void measure_fresh(struct aos__model *m, int samples)
 static double coop_copy(size_t bytes, int samples)
 {
     size_t half = bytes / 2;
-    double *start = stamps, *end = stamps + PROBE_SAMPLES;
     for (int i = 0; i < samples; i++) {
         if (me == 0)
             memset(bigbuf, i, bytes);
-        start[i] = probe_start_together();
+        double start = probe_start_together();
         if (me == 1)
             PROBE_TRY(aos_getmem(0, bigbuf, bigbuf, half, NULL));
         else if (me == 0)
             PROBE_TRY(aos_putmem(1, bigbuf + half, bigbuf + half, bytes - half, NULL));
-        end[i] = probe_now_ns();
+        stamps[i] = probe_now_ns() - start;
         PROBE_TRY(aos_barrier_all());
     }
-    double t = 0.0;
-    if (me == 0) {
-        double theirs[PROBE_SAMPLES];
-        PROBE_TRY(aos_getmem(1, theirs, end, (size_t)samples * sizeof *theirs, NULL));
-        for (int i = 0; i < samples; i++)
-            theirs[i] = (theirs[i] > end[i] ? theirs[i] : end[i]) - start[i];
-        t = probe_median(theirs, samples);
-    }
-    PROBE_TRY(aos_barrier_all()); /* PE 1's stamps are read */
-    return t / (double)half;
+    return probe_latest_median(stamps, samples) / (double)half;
 }
 
 /* F: folding int64 sums into an accumulator with aos_reduce_local, as a

@@ -53,7 +53,7 @@ enum collective { BROADCAST, ALLREDUCE };
 static double time_fresh(aos_team_t *t, enum collective what, char *dst, char *src,
                          size_t bytes, long iters, double *stamps)
 {
-    int me = aos_team_my_pe(t), n = aos_team_n_pes(t);
+    int me = aos_team_my_pe(t);
     if (iters > STAMPS)
         iters = STAMPS;
     double clock_ns = probe_clock_ns();
@@ -67,23 +67,8 @@ static double time_fresh(aos_team_t *t, enum collective what, char *dst, char *s
             PROBE_TRY(aos_allreduce(t, dst, src, bytes / 8, AOS_TYPE_INT64, AOS_OP_SUM));
         stamps[i] = probe_now_ns() - start;
     }
-    PROBE_TRY(aos_team_sync(t));
-    double result = 0.0;
-    if (me == 0) {
-        double *theirs = malloc((size_t)iters * sizeof *theirs);
-        if (theirs == NULL)
-            exit(1);
-        for (int pe = 1; pe < n; pe++) {
-            PROBE_TRY(aos_getmem(pe, theirs, stamps, (size_t)iters * sizeof *theirs, NULL));
-            for (long i = 0; i < iters; i++)
-                if (theirs[i] > stamps[i])
-                    stamps[i] = theirs[i];
-        }
-        result = probe_median(stamps, (int)iters) - clock_ns;
-        free(theirs);
-    }
-    PROBE_TRY(aos_team_sync(t)); /* PE 0 has read every stamp */
-    return result;
+    double latest = probe_latest_median(stamps, iters);
+    return me == 0 ? latest - clock_ns : 0.0;
 }
 
 static double bcast_prediction(const struct aos__model *m, int n, size_t bytes)

@@ -35,6 +35,10 @@ void probe_teardown(void);
 /* Collective: returns when every PE does, at one instant of the node's
  * clock (returned). */
 double probe_start_together(void);
+/* Collective (all PEs): elapsed[i] (symmetric) is each PE's time for sample i from a
+ * common start; PE 0 gets the median over samples of the latest PE's,
+ * everybody else 0. */
+double probe_latest_median(double *elapsed, long samples);
 /* Measures every parameter of the model but the contention curve, which
  * only a nonzero `contention` measures (m's c and b are kept otherwise);
  * a collective call: every PE ends with PE 0's figures. */
