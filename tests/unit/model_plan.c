@@ -41,25 +41,27 @@ int main(void)
     CHECK(NEAR(aos__model_predict_barrier(&m, 2), 100.0));
     CHECK(NEAR(aos__model_predict_barrier(&m, 5), 300.0));
 
-    /* 8-byte all-reduce on 2 PEs (the exchange): push one line (50), the
-     * signal (100), read the other's entry (50), copy mine (8 x 0.02). */
-    CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 8), 50.0 + 100.0 + 50.0 + 0.16));
-    /* 64 KiB on 2 PEs (slices of 32 KiB): three syncs of a barrier and a
+    /* 8-byte all-reduce on 2 PEs (the exchange): the call's entry (o = 20),
+     * push one line (50), the signal (100), read the other's entry (50),
+     * copy mine (8 x 0.02). On 1 PE, the entry and a local copy. */
+    CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 8), 20.0 + 50.0 + 100.0 + 50.0 + 0.16));
+    CHECK(NEAR(aos__model_predict_allreduce(&m, 1, 1000), 20.0 + 1000 * 0.02));
+    /* 64 KiB on 2 PEs (slices of 32 KiB): the entry, three syncs of a barrier and a
      * fresh line; fold = my slice (32768 x 0.02) + the other's (50 +
      * 32704 x 0.11); gather = 50 + 32704 x 0.1. */
-    double slices = 3 * 150.0 + 32768 * 0.02 + (50 + 32704 * 0.11) + (50 + 32704 * 0.1);
+    double slices = 20.0 + 3 * 150.0 + 32768 * 0.02 + (50 + 32704 * 0.11) + (50 + 32704 * 0.1);
     CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 65536), slices));
 
-    /* Broadcast of 1000 B to one child: one chunk, signal + copy, then the
-     * acknowledgement's transfer (L - o). */
+    /* Broadcast of 1000 B to one child: the entry, one chunk, signal +
+     * copy, then the acknowledgement's transfer (L - o). */
     struct aos__bcast_plan p;
     aos__model_plan_bcast(&m, 2, 1, 2, 1000, &p);
     CHECK(p.chunk == 1000 && p.inner_fanout[0] == 1 && p.inner_fanout[1] == 0);
-    CHECK(NEAR(p.predicted_ns, 100.0 + 50.0 + 936 * 0.1 + 80.0));
+    CHECK(NEAR(p.predicted_ns, 20.0 + 100.0 + 50.0 + 936 * 0.1 + 80.0));
     /* From 64 KiB the child reads half and its parent writes the other half
      * (at G_coop); the planner may pipeline, never predicting more. */
     aos__model_plan_bcast(&m, 2, 1, 2, 1u << 20, &p);
-    CHECK(p.predicted_ns <= 100.0 + 50.0 + (524288 - 64) * 0.05 + 80.0 + 1e-6);
+    CHECK(p.predicted_ns <= 20.0 + 100.0 + 50.0 + (524288 - 64) * 0.05 + 80.0 + 1e-6);
 
     /* Bigger broadcasts never cost less. */
     double before = 0;

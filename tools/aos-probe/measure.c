@@ -11,7 +11,7 @@ static uint64_t flag[2 * 8]; /* symmetric: ping on [0], pong on [8] (own lines) 
 static char *bigbuf;          /* symmetric, PROBE_BIG bytes */
 static double *stamps;        /* symmetric, PROBE_SAMPLES clock readings */
 static double go_at;          /* symmetric: when the PEs start together */
-static char *local;           /* PE 0's private copy target, PROBE_BIG bytes */
+static char *local;           /* private copy target, PROBE_BIG bytes */
 
 double probe_now_ns(void)
 {
@@ -178,23 +178,24 @@ static double measure_per_byte(size_t bytes)
     return probe_median(t, PROBE_TRIALS);
 }
 
-/* The median time of PE 0 copying `bytes` that PE 1 has just written (its
+/* The median time of PE 1 copying `bytes` that PE 0 has just written (its
  * cache holds the lines modified; each must come over). The median, not a
- * mean: a copy the scheduler interrupts says nothing about the caches. */
+ * mean: a copy the scheduler interrupts says nothing about the caches.
+ * PE 0 writes as the root aos-probe --predict broadcasts from does (on
+ * this machine the two directions are not always alike). */
 static double fresh_copy_ns(size_t bytes, int samples)
 {
-    double *t = stamps;
     for (int i = 0; i < samples; i++) {
-        if (me == 1)
+        if (me == 0)
             memset(bigbuf, i, bytes);
         PROBE_TRY(aos_barrier_all());
         double s = probe_now_ns();
-        if (me == 0)
-            PROBE_TRY(aos_getmem(1, local, bigbuf, bytes, NULL));
-        t[i] = probe_now_ns() - s;
+        if (me == 1)
+            PROBE_TRY(aos_getmem(0, local, bigbuf, bytes, NULL));
+        stamps[i] = probe_now_ns() - s;
         PROBE_TRY(aos_barrier_all());
     }
-    return probe_median(t, samples);
+    return probe_latest_median(stamps, samples);
 }
 
 /* line_fresh: such a copy of one line (less a clock reading); G_dirty at
