@@ -181,8 +181,7 @@ void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int
         if (nchunks < 1.0)
             nchunks = 1.0;
         int lead[AOS__PLAN_LEVELS + 1], inner[AOS__PLAN_LEVELS + 1];
-        double t = m->o /* the call's entry */ +
-                   best_tree(m, nclusters, (double)chunk, nchunks, lead) +
+        double t = best_tree(m, nclusters, (double)chunk, nchunks, lead) +
                    best_tree(m, n > cluster_max ? cluster_max : n, (double)chunk, nchunks, inner);
         if (t < plan->predicted_ns) {
             plan->predicted_ns = t;
@@ -193,6 +192,7 @@ void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int
             }
         }
     }
+    plan->predicted_ns += m->o; /* the call's entry, the same for every plan */
 }
 
 double aos__model_predict_barrier(const struct aos__model *m, int n)
@@ -203,17 +203,18 @@ double aos__model_predict_barrier(const struct aos__model *m, int n)
     return rounds * m->L; /* L counts the signaller's overhead */
 }
 
-double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t bytes)
+/* An all-reduce after its entry: moving and folding the data. */
+static double allreduce_moves(const struct aos__model *m, int n, size_t bytes)
 {
     double s = (double)bytes;
     if (n <= 1)
-        return m->o + s * m->G;
+        return s * m->G;
     double G = aos__model_per_byte(m, s);
     if (bytes <= AOS__XCHG_BYTES) { /* the exchange: push into n - 1 PEs' entries (lines
                                      * they read last), signal, and once all have
                                      * arrived copy mine and fold the n - 1 others */
         double Gf = fresh_per_byte(m, s);
-        return m->o + fresh_copy(m, (n - 1) * s, Gf) + (n - 2) * m->o + m->L +
+        return fresh_copy(m, (n - 1) * s, Gf) + (n - 2) * m->o + m->L +
                fresh_copy(m, (n - 1) * s, Gf + m->F) + s * G;
     }
     /* slices: three syncs, each between phases that moved other lines, so
@@ -225,5 +226,10 @@ double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t by
     double piece = s / n, Gf = fresh_per_byte(m, piece);
     double fold = piece * G + fresh_copy(m, (n - 1) * piece, Gf + m->F);
     double gather = fresh_copy(m, (n - 1) * piece, Gf) * contention(m, n - 1);
-    return m->o + 3.0 * (aos__model_predict_barrier(m, n) + m->line_fresh) + fold + gather;
+    return 3.0 * (aos__model_predict_barrier(m, n) + m->line_fresh) + fold + gather;
+}
+
+double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t bytes)
+{
+    return m->o /* the call's entry */ + allreduce_moves(m, n, bytes);
 }
