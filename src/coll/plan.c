@@ -4,8 +4,11 @@
  *
  * The model predicts collectives over data their sources have just written
  * (as after a computation), so copying s bytes of another PE's data costs
- * one fresh line (line_fresh: a miss the writer's cache serves) and G_dirty
- * per further byte, measured at four sizes (fresh_per_byte).
+ * one fresh line (line_fresh: a miss the writer's cache serves) and a cost
+ * per further byte measured at four sizes (fresh_per_byte): G_dirty for a
+ * broadcast's copies, which start as the call does, G_synced for a
+ * reduction's, which start right after a sync (on this machine the first
+ * at times run twice as fast as the second).
  *
  * One level of a broadcast tree, for a chunk of s bytes, costs
  *     stage(k) = (k - 1) o + L + (line_fresh + s G) f(k)
@@ -53,12 +56,15 @@ static double cache_point(const struct aos__model *m)
 
 /* Per byte (beyond the first line) of a copy of `bytes` its owner has just
  * written, read from another PE: measured at 4 KiB, 32 KiB, 256 KiB and
- * the cache's size. */
-static double fresh_per_byte(const struct aos__model *m, double bytes)
+ * the cache's size, for copies started as a call starts (a broadcast's
+ * child) and right after a sync (a reduction's phases). */
+static double fresh_per_byte(const struct aos__model *m, double bytes, int synced)
 {
     const double at[4] = {4096.0, 32768.0, 262144.0, cache_point(m)};
-    const double G[4] = {m->G_dirty_small, m->G_dirty, m->G_dirty_big, m->G_dirty_huge};
-    return log_interp(at, G, 4, bytes);
+    const double dirty[4] = {m->G_dirty_small, m->G_dirty, m->G_dirty_big, m->G_dirty_huge};
+    const double after_sync[4] = {m->G_synced_small, m->G_synced, m->G_synced_big,
+                                  m->G_synced_huge};
+    return log_interp(at, synced ? after_sync : dirty, 4, bytes);
 }
 
 /* Per byte each side moves when a writer puts part of `bytes` it has just
@@ -152,7 +158,7 @@ static double best_tree(const struct aos__model *m, int n, double s, double nchu
     if (n <= 1)
         return 0.0;
     struct search S = {.m = m, .n = n, .s = s, .nchunks = nchunks, .best = INFINITY,
-                       .G = fresh_per_byte(m, s * nchunks),
+                       .G = fresh_per_byte(m, s * nchunks, 0),
                        .Gc = coop_per_byte(m, s * nchunks),
                        .help = s * nchunks >= (double)AOS__HELP_BYTES};
     int kmax = n - 1 < 32 ? n - 1 : 32;
@@ -213,7 +219,7 @@ static double allreduce_moves(const struct aos__model *m, int n, size_t bytes)
     if (bytes <= AOS__XCHG_BYTES) { /* the exchange: push into n - 1 PEs' entries (lines
                                      * they read last), signal, and once all have
                                      * arrived copy mine and fold the n - 1 others */
-        double Gf = fresh_per_byte(m, s);
+        double Gf = fresh_per_byte(m, s, 1);
         return fresh_copy(m, (n - 1) * s, Gf) + (n - 2) * m->o + m->L +
                fresh_copy(m, (n - 1) * s, Gf + m->F) + s * G;
     }
@@ -223,7 +229,7 @@ static double allreduce_moves(const struct aos__model *m, int n, size_t bytes)
      * cache, the others just written by their owners; each line is read by
      * its slice's owner alone), then copies the other slices, which their
      * owners have just written and n - 1 PEs read at once */
-    double piece = s / n, Gf = fresh_per_byte(m, piece);
+    double piece = s / n, Gf = fresh_per_byte(m, piece, 1);
     double fold = piece * G + fresh_copy(m, (n - 1) * piece, Gf + m->F);
     double gather = fresh_copy(m, (n - 1) * piece, Gf) * contention(m, n - 1);
     return 3.0 * (aos__model_predict_barrier(m, n) + m->line_fresh) + fold + gather;

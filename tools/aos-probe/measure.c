@@ -182,38 +182,65 @@ static double measure_per_byte(size_t bytes)
  * cache holds the lines modified; each must come over). The median, not a
  * mean: a copy the scheduler interrupts says nothing about the caches.
  * PE 0 writes as the root aos-probe --predict broadcasts from does (on
- * this machine the two directions are not always alike). */
-static double fresh_copy_ns(size_t bytes, int samples)
+ * this machine the two directions are not always alike), and PE 1 copies
+ * into the same symmetric buffer, as an in-place broadcast's child does.
+ * PE 1 starts as it leaves a barrier (`after_sync`: as a reduction's phase
+ * does) or at a common instant some 40 us after the write (as the
+ * collectives --predict times start). */
+static double fresh_copy_ns(size_t bytes, int samples, int after_sync)
 {
     for (int i = 0; i < samples; i++) {
         if (me == 0)
             memset(bigbuf, i, bytes);
-        PROBE_TRY(aos_barrier_all());
-        double s = probe_now_ns();
+        double start;
+        if (after_sync) {
+            PROBE_TRY(aos_barrier_all());
+            start = probe_now_ns();
+        } else {
+            start = probe_start_together();
+        }
         if (me == 1)
-            PROBE_TRY(aos_getmem(0, local, bigbuf, bytes, NULL));
-        stamps[i] = probe_now_ns() - s;
+            PROBE_TRY(aos_getmem(0, bigbuf, bigbuf, bytes, NULL));
+        stamps[i] = probe_now_ns() - start;
         PROBE_TRY(aos_barrier_all());
     }
     return probe_latest_median(stamps, samples);
 }
 
-/* line_fresh: such a copy of one line (less a clock reading); G_dirty at
- * each size: per byte of such a copy beyond its first line. The cost per
- * byte of fresh lines depends on the size (how far the prefetchers get,
- * which of the writer's caches holds them). */
+/* Per byte beyond the first line (`first`, copied the same way) of fresh
+ * copies of each size, started right after a sync or not (fresh_copy_ns). */
+static void fresh_per_byte(double *const G[4], const size_t sizes[4], int samples,
+                           int after_sync, double first)
+{
+    for (int i = 0; i < 4; i++) {
+        double t = fresh_copy_ns(sizes[i], samples, after_sync) - first;
+        *G[i] = (t > 0 ? t : 0) / (double)(sizes[i] - PROBE_LINE);
+    }
+}
+
+/* line_fresh: such a copy of one line right after a sync (less a clock
+ * reading), as a broadcast's child makes once its parent's signal has come
+ * over. Per byte beyond it, at each size: G_dirty for copies started at a
+ * common instant, as a broadcast's child starts; G_synced for copies
+ * started right after a sync, as a reduction's phases are. Most of the
+ * time the two agree; at times (the host's other guests share the
+ * caches) the first run twice as fast while the second do not, and so do
+ * the collectives that make them. The cost per byte of fresh lines also
+ * depends on the size (how far the prefetchers get, which of the writer's
+ * caches holds them). */
 static void measure_fresh(struct aos__model *m, int samples)
 {
     const size_t sizes[4] = {4u << 10, 32u << 10, PROBE_CHUNK,
                              m->cache < PROBE_BIG ? (size_t)m->cache : PROBE_BIG};
-    double *G[4] = {&m->G_dirty_small, &m->G_dirty, &m->G_dirty_big, &m->G_dirty_huge};
-    double first = fresh_copy_ns(PROBE_LINE, samples);
+    double *const dirty[4] = {&m->G_dirty_small, &m->G_dirty, &m->G_dirty_big,
+                              &m->G_dirty_huge};
+    double *const synced[4] = {&m->G_synced_small, &m->G_synced, &m->G_synced_big,
+                               &m->G_synced_huge};
+    double line = fresh_copy_ns(PROBE_LINE, samples, 1);
     double clock_ns = probe_clock_ns();
-    m->line_fresh = first > clock_ns ? first - clock_ns : 0;
-    for (int i = 0; i < 4; i++) {
-        double t = fresh_copy_ns(sizes[i], samples) - first;
-        *G[i] = (t > 0 ? t : 0) / (double)(sizes[i] - PROBE_LINE);
-    }
+    m->line_fresh = line > clock_ns ? line - clock_ns : 0;
+    fresh_per_byte(dirty, sizes, samples, 0, fresh_copy_ns(PROBE_LINE, samples, 0));
+    fresh_per_byte(synced, sizes, samples, 1, line);
 }
 
 /* The cooperative copy a broadcast parent and its leaf run (broadcast.c):
