@@ -223,9 +223,9 @@ static void fresh_per_byte(double *const G[4], const size_t sizes[4], int sample
  * over. Per byte beyond it, at each size: G_dirty for copies started at a
  * common instant, as a broadcast's child starts; G_synced for copies
  * started right after a sync, as a reduction's phases are. Most of the
- * time the two agree; at times (the host's other guests share the
- * caches) the first run twice as fast while the second do not, and so do
- * the collectives that make them. The cost per byte of fresh lines also
+ * time the two agree; at times (docs/foundation.md has our guess why) the
+ * first run twice as fast while the second do not, and so do the
+ * collectives that make them. The cost per byte of fresh lines also
  * depends on the size (how far the prefetchers get, which of the writer's
  * caches holds them). */
 static void measure_fresh(struct aos__model *m, int samples)
