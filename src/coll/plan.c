@@ -88,7 +88,8 @@ static double transfer(const struct aos__model *m)
  * first line, which comes over alone first. */
 static double fresh_copy(const struct aos__model *m, double bytes, double G)
 {
-    return bytes <= 0.0 ? 0.0 : m->line_fresh + (bytes > 64.0 ? bytes - 64.0 : 0.0) * G;
+    const double line = AOS__LINE;
+    return bytes <= 0.0 ? 0.0 : m->line_fresh + (bytes > line ? bytes - line : 0.0) * G;
 }
 
 static double contention(const struct aos__model *m, int k)

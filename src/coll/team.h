@@ -30,7 +30,7 @@
  * chunk into its leaf children's buffers while they read the rest. */
 #define AOS__HELP_BYTES (64u << 10)
 
-/* A slot: the barrier's round words, then two words per team rank, then the
+/* A slot: the barrier's round words, then four words per team rank, then the
  * exchange entries [2][npes] (two parities). */
 struct aos__slot_head {
     struct aos__line_word round[AOS__MAX_BARRIER_ROUNDS]; /* barrier round r */

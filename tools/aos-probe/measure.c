@@ -207,6 +207,13 @@ static double fresh_copy_ns(size_t bytes, int samples, int after_sync)
     return probe_latest_median(stamps, samples);
 }
 
+/* The largest copy the per-byte costs are measured at: the cache's size
+ * (cache_bytes), within the buffer. */
+static size_t cache_copy_bytes(const struct aos__model *m)
+{
+    return m->cache < PROBE_BIG ? (size_t)m->cache : PROBE_BIG;
+}
+
 /* Per byte beyond the first line (`first`, copied the same way) of fresh
  * copies of each size, started right after a sync or not (fresh_copy_ns). */
 static void fresh_per_byte(double *const G[4], const size_t sizes[4], int samples,
@@ -230,8 +237,7 @@ static void fresh_per_byte(double *const G[4], const size_t sizes[4], int sample
  * caches holds them). */
 static void measure_fresh(struct aos__model *m, int samples)
 {
-    const size_t sizes[4] = {4u << 10, 32u << 10, PROBE_CHUNK,
-                             m->cache < PROBE_BIG ? (size_t)m->cache : PROBE_BIG};
+    const size_t sizes[4] = {4u << 10, 32u << 10, PROBE_CHUNK, cache_copy_bytes(m)};
     double *const dirty[4] = {&m->G_dirty_small, &m->G_dirty, &m->G_dirty_big,
                               &m->G_dirty_huge};
     double *const synced[4] = {&m->G_synced_small, &m->G_synced, &m->G_synced_big,
@@ -331,7 +337,7 @@ void probe_measure(struct aos__model *m, int effort, int contention)
     m->G_big = measure_per_byte(PROBE_BIG);
     measure_fresh(m, samples);
     m->G_coop = coop_copy(PROBE_CHUNK, samples);
-    m->G_coop_huge = coop_copy(m->cache < PROBE_BIG ? (size_t)m->cache : PROBE_BIG, samples);
+    m->G_coop_huge = coop_copy(cache_copy_bytes(m), samples);
     m->F = measure_fold(samples);
     if (contention)
         probe_contention(effort == PROBE_QUICK, &m->c, &m->b);
