@@ -11,13 +11,15 @@
 
 /* X(field, key in the file, default, meaning) */
 #define AOS__MODEL_TABLE(X)                                                                \
-    X(L, "latency_ns", 250.0, "one-way latency: a signal until its waiter sees it")       \
+    X(L, "latency_ns", 250.0,                                                              \
+      "one-way latency: a signal until its waiter sees it (the mean over lines)")         \
     X(o, "overhead_ns", 40.0, "sender's time to issue one signal")                        \
     X(g, "gap_ns", 40.0, "least time between consecutive signals of one PE")              \
     X(G, "per_byte_ns", 0.1, "copying one byte from a peer's memory (inverse bandwidth)") \
     X(G_big, "per_byte_big_ns", 0.2, "the same when source and copy exceed cache_bytes")   \
     X(line_fresh, "fresh_line_ns", 100.0,                                                  \
-      "copying one cache line another PE has just written (a miss its cache serves)")     \
+      "copying one cache line another PE has just written (a miss its cache serves, "     \
+      "the median over many lines)")                                                       \
     X(G_dirty_small, "per_byte_dirty_small_ns", 0.2,                                         \
       "copying 4 KiB another PE has just written, per byte beyond the first line")         \
     X(G_dirty, "per_byte_dirty_ns", 0.2, "the same for 32 KiB")                            \

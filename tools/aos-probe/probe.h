@@ -14,6 +14,10 @@
 #define PROBE_LINE 64
 #define PROBE_LEAD_NS 20000.0 /* per PE: how far ahead PEs agree to start together */
 #define PROBE_CHUNK (256u << 10)
+/* Placements a measurement walks over: on this machine a line's latency
+ * between two cores depends on its address, so one word or one buffer
+ * offset gives a draw where the model wants the mean (probe_place). */
+#define PROBE_PLACES 61
 #define PROBE_BIG (4u << 20)
 
 #define PROBE_TRY(call)                                                                    \
@@ -26,6 +30,10 @@
     } while (0)
 
 double probe_now_ns(void);
+/* The offset of the i-th placement of `bytes` in a buffer of `span`: a
+ * page apart from the previous, PROBE_PLACES of them (fewer when `span`
+ * leaves less room). */
+size_t probe_place(long i, size_t bytes, size_t span);
 double probe_median(double *v, int n);
 /* The cost of one clock reading (the least of a few). */
 double probe_clock_ns(void);
