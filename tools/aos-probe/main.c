@@ -4,7 +4,7 @@
  * model's predictions (in N rounds, 9 by default, each measuring the
  * parameters afresh), then the predictions for 16-256 PEs.
  *
- *   aosrun -n 2 aos-probe [--predict [--rounds N]] [--quick] [--output FILE]
+ *   aosrun -n 2 aos-probe [--predict [--rounds N] [--detail]] [--quick] [--output FILE]
  *
  * Needs 2 PEs or more (PE 0 and 1 do the point-to-point measurements). */
 #include <string.h>
@@ -13,11 +13,13 @@
 
 int main(int argc, char **argv)
 {
-    int predict = 0, quick = 0, rounds = 0;
+    int predict = 0, quick = 0, rounds = 0, detail = 0;
     const char *output = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--predict") == 0)
             predict = 1;
+        else if (strcmp(argv[i], "--detail") == 0)
+            detail = 1;
         else if (strcmp(argv[i], "--quick") == 0)
             quick = 1;
         else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0)
@@ -25,8 +27,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--output") == 0 && i + 1 < argc)
             output = argv[++i];
         else {
-            fprintf(stderr, "usage: aosrun -n 2 aos-probe [--predict [--rounds N]] [--quick] "
-                            "[--output FILE]\n");
+            fprintf(stderr, "usage: aosrun -n 2 aos-probe [--predict [--rounds N] [--detail]] "
+                            "[--quick] [--output FILE]\n");
             return 2;
         }
     }
@@ -57,7 +59,7 @@ int main(int argc, char **argv)
         }
     }
     if (predict)
-        probe_predict(&m, me, npes, quick, rounds > 0 ? rounds : quick ? 2 : 9);
+        probe_predict(&m, me, npes, quick, rounds > 0 ? rounds : quick ? 2 : 9, detail);
     probe_teardown();
     PROBE_TRY(aos_finalize());
     return rc;

@@ -126,7 +126,7 @@ void probe_teardown(void)
  * over PROBE_PLACES pairs of lines, one round trip on each in turn. One
  * pair gives that pair's latency, which here is a fixed property of its
  * addresses (110-170 ns from one line to another: docs/foundation.md). */
-static double measure_latency(long iters)
+double probe_latency(long iters)
 {
     double t[PROBE_TRIALS];
     static uint64_t round; /* values keep growing over calls: waits never pass early */
@@ -356,7 +356,7 @@ void probe_measure(struct aos__model *m, int effort, int contention)
 {
     long iters = effort == PROBE_FULL ? 20000 : effort == PROBE_QUICK ? 2000 : 4000;
     int samples = effort == PROBE_FULL ? PROBE_SAMPLES : effort == PROBE_QUICK ? 64 : 192;
-    m->L = measure_latency(iters);
+    m->L = probe_latency(iters);
     measure_overhead(iters, &m->o, &m->g);
     m->cache = cache_bytes();
     m->G = measure_per_byte(PROBE_CHUNK);

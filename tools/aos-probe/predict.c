@@ -79,6 +79,7 @@ static double bcast_prediction(const struct aos__model *m, int n, size_t bytes)
 }
 
 enum { MAX_POINTS = 16, MAX_ROUNDS = 32 };
+#define SETTLED 1.5 /* a round's latency at its end over its start, or the inverse */
 
 struct point {
     const char *name;
@@ -126,7 +127,8 @@ static int within(double ratio)
  * of measured / predicted from that round's parameters; beside it, the
  * median measurement against the prediction from `file` (the model
  * aos-probe writes, measured before the rounds). */
-void probe_predict(const struct aos__model *file, int me, int npes, int quick, int rounds)
+void probe_predict(const struct aos__model *file, int me, int npes, int quick, int rounds,
+                   int detail)
 {
     aos_team_t *w = aos_team_world();
     char *a = aos_malloc(PROBE_BIG), *b = aos_malloc(PROBE_BIG);
@@ -156,6 +158,8 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
         PROBE_TRY(aos_team_split_strided(w, 0, 1, npes, &teams[r]));
     static double meas[MAX_POINTS][MAX_ROUNDS], pred[MAX_POINTS][MAX_ROUNDS],
         ratio[MAX_POINTS][MAX_ROUNDS];
+    double L_start[MAX_ROUNDS], L_end[MAX_ROUNDS];
+    static struct aos__model round_model[MAX_ROUNDS];
     for (int r = 0; r < rounds; r++) {
         struct aos__model m = *file;
         probe_measure(&m, quick ? PROBE_QUICK : PROBE_ROUND, 0);
@@ -168,28 +172,70 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
             pred[i][r] = predict(&m, &pts[i], npes);
             ratio[i][r] = meas[i][r] / pred[i][r];
         }
+        round_model[r] = m;
+        L_start[r] = m.L;
+        L_end[r] = probe_latency(2000);
     }
     aos__model_set(file);
     for (int r = rounds - 1; r >= 0; r--)
         PROBE_TRY(aos_team_destroy(teams[r]));
     if (me == 0) {
+        /* A round whose latency moved by half or more between its start and
+         * its end ran on two machines: here the host at times moves our
+         * two virtual CPUs onto one core, or off it (L near 50 ns against
+         * 110-170), and the round's collectives then met parameters it did
+         * not measure. Its figures are shown but left out of the medians. */
+        int kept[MAX_ROUNDS], nkept = 0;
         printf("\n%d rounds, each measuring the parameters, then every collective once:\n",
                rounds);
+        printf("%5s %10s %10s %9s %s\n", "round", "L start", "L end", "within", "");
+        for (int r = 0; r < rounds; r++) {
+            double moved = L_end[r] > L_start[r] ? L_end[r] / L_start[r] : L_start[r] / L_end[r];
+            int ok = 0;
+            for (int i = 0; i < np; i++)
+                ok += within(ratio[i][r]);
+            printf("%5d %10.1f %10.1f %5d/%-3d %s\n", r + 1, L_start[r], L_end[r], ok, np,
+                   moved < SETTLED ? "" : "left out: the latency moved");
+            if (moved < SETTLED)
+                kept[nkept++] = r;
+        }
+        for (int r = 0; detail && r < rounds; r++) {
+            const struct aos__model *rm = &round_model[r];
+            printf("\nround %d: L %.1f, o %.1f, fresh line %.1f, per byte fresh %.4f (synced "
+                   "%.4f), fold %.4f\n",
+                   r + 1, rm->L, rm->o, rm->line_fresh, rm->G_dirty_small, rm->G_synced_small,
+                   rm->F);
+            for (int i = 0; i < np; i++)
+                printf("  %-10s %9zu %12.3f %12.3f %8.2f\n", pts[i].name, pts[i].bytes,
+                       pred[i][r] / 1e3, meas[i][r] / 1e3, ratio[i][r]);
+        }
+        if (nkept == 0) { /* every round moved: show them all rather than nothing */
+            for (int r = 0; r < rounds; r++)
+                kept[r] = r;
+            nkept = rounds;
+        }
+        printf("\nmedians over %d rounds:\n", nkept);
         printf("%-10s %5s %9s %12s %12s %8s %8s %10s\n", "collective", "PEs", "bytes",
                "predicted us", "measured us", "meas/pred", "spread", "vs file");
         int ok = 0, ok_file = 0;
         for (int i = 0; i < np; i++) {
-            double lo = ratio[i][0], hi = ratio[i][0];
-            for (int r = 1; r < rounds; r++) {
-                lo = ratio[i][r] < lo ? ratio[i][r] : lo;
-                hi = ratio[i][r] > hi ? ratio[i][r] : hi;
+            double q_r[MAX_ROUNDS], m_r[MAX_ROUNDS], p_r[MAX_ROUNDS];
+            for (int j = 0; j < nkept; j++) {
+                q_r[j] = ratio[i][kept[j]];
+                m_r[j] = meas[i][kept[j]];
+                p_r[j] = pred[i][kept[j]];
             }
-            double q = median_of(ratio[i], rounds), mm = median_of(meas[i], rounds);
+            double lo = q_r[0], hi = q_r[0];
+            for (int j = 1; j < nkept; j++) {
+                lo = q_r[j] < lo ? q_r[j] : lo;
+                hi = q_r[j] > hi ? q_r[j] : hi;
+            }
+            double q = median_of(q_r, nkept), mm = median_of(m_r, nkept);
             double qf = mm / predict(file, &pts[i], npes);
             ok += within(q);
             ok_file += within(qf);
             printf("%-10s %5d %9zu %12.2f %12.2f %8.2f %3.2f-%3.2f %10.2f\n", pts[i].name, npes,
-                   pts[i].bytes, median_of(pred[i], rounds) / 1e3, mm / 1e3, q, lo, hi, qf);
+                   pts[i].bytes, median_of(p_r, nkept) / 1e3, mm / 1e3, q, lo, hi, qf);
         }
         printf("within 25%%: %d of %d (each round's parameters), %d of %d (the file's)\n", ok,
                np, ok_file, np);

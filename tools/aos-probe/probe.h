@@ -51,6 +51,9 @@ double probe_latest_median(double *elapsed, long samples);
  * only a nonzero `contention` measures (m's c and b are kept otherwise);
  * a collective call: every PE ends with PE 0's figures. */
 enum { PROBE_FULL, PROBE_ROUND, PROBE_QUICK };
+/* Collective: L, the mean over PROBE_PLACES pairs of lines of half a
+ * round trip, `iters` round trips per trial (PE 0 gets the figure). */
+double probe_latency(long iters);
 void probe_measure(struct aos__model *m, int effort, int contention);
 /* T(n) = c n + b: n threads of this process updating one cache line. */
 void probe_contention(int quick, double *c, double *b);
@@ -59,7 +62,8 @@ int probe_write(const char *path, const struct aos__model *m, int npes);
 /* Times the collectives on the world team and prints them beside the
  * model's predictions, in rounds that measure the parameters afresh (`m`
  * gives the contention curve, and the file's predictions for comparison);
- * PE 0 prints. */
-void probe_predict(const struct aos__model *m, int me, int npes, int quick, int rounds);
+ * PE 0 prints, with every round's parameters and figures when `detail`. */
+void probe_predict(const struct aos__model *m, int me, int npes, int quick, int rounds,
+                   int detail);
 
 #endif
