@@ -14,6 +14,8 @@
     X(L, "latency_ns", 250.0,                                                              \
       "one-way latency: a signal until its waiter sees it (the mean over lines)")         \
     X(o, "overhead_ns", 40.0, "sender's time to issue one signal")                        \
+    X(o_together, "overhead_together_ns", 40.0,                                            \
+      "the same while another PE issues its own (as a collective's members enter at once)") \
     X(g, "gap_ns", 40.0, "least time between consecutive signals of one PE")              \
     X(G, "per_byte_ns", 0.1, "copying one byte from a peer's memory (inverse bandwidth)") \
     X(G_big, "per_byte_big_ns", 0.2, "the same when source and copy exceed cache_bytes")   \

@@ -18,16 +18,22 @@
  * (f(k) = T(k) / T(1), the model's contention curve). A pipeline of nchunks
  * chunks over d levels takes the sum of the stages for the first chunk and
  * the slowest stage for each further one: the time until the last leaf has
- * the data; its parent returns once the acknowledgement has come over
- * (L - o). From AOS__HELP_BYTES up, the last level's copy shrinks to
+ * the data; then the leaf signals its acknowledgement and returns (o) and
+ * its parent returns once the acknowledgement has come over (L - o): the
+ * later of the two, which is the parent unless the latency is hardly more
+ * than the overhead (here L near 50 ns and o 40 when the host puts our two
+ * virtual CPUs on one core). From AOS__HELP_BYTES up, the last level's copy shrinks to
  * k / (k + 1) of a chunk at G_coop: the parent writes a share into its
  * leaves while they read the rest (broadcast.c), both cores copying.
  *
  * A broadcast or reduction call first checks its arguments and locates
  * its buffers (30-45 ns here, timed inside the calls, before the first
- * signal or push), as a put call does before it moves anything: o once
- * per call; a barrier locates no buffers. Reductions add the arithmetic:
- * F per byte folded into an accumulator. */
+ * signal or push), as a put call does before it moves anything, and all
+ * members do it at once: o_together (a put issued while another PE issues
+ * its own) once per call; a barrier locates no buffers. That is o when
+ * each PE has a core to itself, and here 1.7 o when the host puts our two
+ * virtual CPUs on one core, which runs both calls at once. Reductions add
+ * the arithmetic: F per byte folded into an accumulator. */
 #include <math.h>
 
 #include "coll/model.h"
@@ -77,11 +83,13 @@ static double coop_per_byte(const struct aos__model *m, double bytes)
     return log_interp(at, G, 2, bytes);
 }
 
-/* A signal's transfer to its waiter: the latency less the signaller's part
- * (an acknowledgement whose sender is done). */
-static double transfer(const struct aos__model *m)
+/* The end of a broadcast after its last leaf has the data: the leaf's
+ * acknowledgement, until both the leaf has issued it and its parent has
+ * seen it (the latency less the signaller's part). */
+static double last_ack(const struct aos__model *m)
 {
-    return m->L > m->o ? m->L - m->o : 0.0;
+    double transfer = m->L > m->o ? m->L - m->o : 0.0;
+    return transfer > m->o ? transfer : m->o;
 }
 
 /* Copying `bytes` their owner has just written at G per byte beyond the
@@ -125,8 +133,7 @@ static double tree_cost(const struct search *S, const int *k, int d)
         sum += stage;
         worst = stage > worst ? stage : worst;
     }
-    /* the last leaves' parents return when their acknowledgements arrive */
-    return sum + (S->nchunks - 1.0) * worst + transfer(m);
+    return sum + (S->nchunks - 1.0) * worst + last_ack(m);
 }
 
 /* Depth-first over non-increasing fan-outs until the tree reaches n PEs. */
@@ -199,7 +206,7 @@ void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int
             }
         }
     }
-    plan->predicted_ns += m->o; /* the call's entry, the same for every plan */
+    plan->predicted_ns += m->o_together; /* the call's entry, the same for every plan */
 }
 
 double aos__model_predict_barrier(const struct aos__model *m, int n)
@@ -221,7 +228,7 @@ static double allreduce_moves(const struct aos__model *m, int n, size_t bytes)
                                      * they read last), signal, and once all have
                                      * arrived copy mine and fold the n - 1 others */
         double Gf = fresh_per_byte(m, s, 1);
-        return fresh_copy(m, (n - 1) * s, Gf) + (n - 2) * m->o + m->L +
+        return fresh_copy(m, (n - 1) * s, Gf) + (n - 2) * m->o_together + m->L +
                fresh_copy(m, (n - 1) * s, Gf + m->F) + s * G;
     }
     /* slices: three syncs, each between phases that moved other lines, so
@@ -238,5 +245,5 @@ static double allreduce_moves(const struct aos__model *m, int n, size_t bytes)
 
 double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t bytes)
 {
-    return m->o /* the call's entry */ + allreduce_moves(m, n, bytes);
+    return m->o_together /* the call's entry */ + allreduce_moves(m, n, bytes);
 }

@@ -10,14 +10,15 @@
 
 #define NEAR(x, want) (fabs((x) - (want)) < 1e-6 * (fabs(want) + 1.0))
 
-/* Signals 100 ns (20 of them the sender's), a fresh line 50 ns and 0.1 ns
+/* Signals 100 ns (20 of them the sender's; 30 while another PE issues its
+ * own, as members entering a collective do), a fresh line 50 ns and 0.1 ns
  * per further fresh byte (0.2 when the copy starts right after a sync, as a
  * reduction's do), contention growing linearly (f(k) = k). */
 static struct aos__model simple(void)
 {
     struct aos__model m;
     aos__model_defaults(&m);
-    m.L = 100, m.o = 20, m.g = 20, m.line_fresh = 50;
+    m.L = 100, m.o = 20, m.o_together = 30, m.g = 20, m.line_fresh = 50;
     m.G = m.G_big = 0.02;
     m.G_dirty_small = m.G_dirty = m.G_dirty_big = m.G_dirty_huge = 0.1;
     m.G_synced_small = m.G_synced = m.G_synced_big = m.G_synced_huge = 0.2;
@@ -43,27 +44,35 @@ int main(void)
     CHECK(NEAR(aos__model_predict_barrier(&m, 2), 100.0));
     CHECK(NEAR(aos__model_predict_barrier(&m, 5), 300.0));
 
-    /* 8-byte all-reduce on 2 PEs (the exchange): the call's entry (o = 20),
+    /* 8-byte all-reduce on 2 PEs (the exchange): the call's entry (30),
      * push one line (50), the signal (100), read the other's entry (50),
      * copy mine (8 x 0.02). On 1 PE, the entry and a local copy. */
-    CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 8), 20.0 + 50.0 + 100.0 + 50.0 + 0.16));
-    CHECK(NEAR(aos__model_predict_allreduce(&m, 1, 1000), 20.0 + 1000 * 0.02));
+    CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 8), 30.0 + 50.0 + 100.0 + 50.0 + 0.16));
+    CHECK(NEAR(aos__model_predict_allreduce(&m, 1, 1000), 30.0 + 1000 * 0.02));
     /* 64 KiB on 2 PEs (slices of 32 KiB): the entry, three syncs of a barrier and a
      * fresh line; fold = my slice (32768 x 0.02) + the other's (50 +
      * 32704 x 0.21, copied after a sync and folded); gather = 50 + 32704 x 0.2. */
-    double slices = 20.0 + 3 * 150.0 + 32768 * 0.02 + (50 + 32704 * 0.21) + (50 + 32704 * 0.2);
+    double slices = 30.0 + 3 * 150.0 + 32768 * 0.02 + (50 + 32704 * 0.21) + (50 + 32704 * 0.2);
     CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 65536), slices));
 
     /* Broadcast of 1000 B to one child: the entry, one chunk, signal +
-     * copy, then the acknowledgement's transfer (L - o). */
+     * copy, then the acknowledgement's transfer (L - o, longer than the
+     * leaf's signalling, o). */
     struct aos__bcast_plan p;
     aos__model_plan_bcast(&m, 2, 1, 2, 1000, &p);
     CHECK(p.chunk == 1000 && p.inner_fanout[0] == 1 && p.inner_fanout[1] == 0);
-    CHECK(NEAR(p.predicted_ns, 20.0 + 100.0 + 50.0 + 936 * 0.1 + 80.0));
+    CHECK(NEAR(p.predicted_ns, 30.0 + 100.0 + 50.0 + 936 * 0.1 + 80.0));
+    /* Latency hardly above the overhead (two CPUs on one core): the leaf's
+     * own signalling (o = 40) outlasts the acknowledgement's transfer
+     * (50 - 40) and ends the broadcast. */
+    struct aos__model one_core = m;
+    one_core.L = 50, one_core.o = 40;
+    aos__model_plan_bcast(&one_core, 2, 1, 2, 1000, &p);
+    CHECK(NEAR(p.predicted_ns, 30.0 + 50.0 + 50.0 + 936 * 0.1 + 40.0));
     /* From 64 KiB the child reads half and its parent writes the other half
      * (at G_coop); the planner may pipeline, never predicting more. */
     aos__model_plan_bcast(&m, 2, 1, 2, 1u << 20, &p);
-    CHECK(p.predicted_ns <= 20.0 + 100.0 + 50.0 + (524288 - 64) * 0.05 + 80.0 + 1e-6);
+    CHECK(p.predicted_ns <= 30.0 + 100.0 + 50.0 + (524288 - 64) * 0.05 + 80.0 + 1e-6);
 
     /* Bigger broadcasts never cost less. */
     double before = 0;

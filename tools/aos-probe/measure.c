@@ -151,23 +151,35 @@ double probe_latency(long iters)
     return probe_median(t, PROBE_TRIALS);
 }
 
-/* o: one 8-byte put issued alone; g: the time per put in a stream. */
-static void measure_overhead(long iters, double *o, double *g)
+/* The mean time in an 8-byte put call, iters calls apart (a spin between
+ * them: each issued alone), into `target`'s put_word. */
+static double put_call_ns(int target, long iters)
 {
-    double to[PROBE_TRIALS], tg[PROBE_TRIALS];
+    double sum = 0;
+    uint64_t v = 0;
+    for (long i = 0; i < iters; i++) {
+        double s = probe_now_ns();
+        PROBE_TRY(aos_putmem(target, &put_word, &v, 8, NULL));
+        sum += probe_now_ns() - s;
+        for (volatile int spin = 0; spin < 200; spin++) {
+        }
+    }
+    return sum / (double)iters;
+}
+
+/* o: one 8-byte put issued alone while the other PEs wait; o_together: the
+ * same while PE 1 issues its own into PE 0 (a collective's members enter
+ * at once: when the host puts our two virtual CPUs on one core, that costs
+ * twice as much; apart, the same); g: the time per put in a stream. */
+static void measure_overhead(long iters, double *o, double *o_together, double *g)
+{
+    double to[PROBE_TRIALS], tt[PROBE_TRIALS], tg[PROBE_TRIALS];
     uint64_t v = 0;
     for (int k = 0; k < PROBE_TRIALS; k++) {
         PROBE_TRY(aos_barrier_all());
-        double sum = 0;
-        if (me == 0)
-            for (long i = 0; i < iters; i++) {
-                double s = probe_now_ns();
-                PROBE_TRY(aos_putmem(1, &put_word, &v, 8, NULL));
-                sum += probe_now_ns() - s;
-                for (volatile int spin = 0; spin < 200; spin++) {
-                }
-            }
-        to[k] = sum / (double)iters;
+        to[k] = me == 0 ? put_call_ns(1, iters) : 0.0;
+        PROBE_TRY(aos_barrier_all());
+        tt[k] = me <= 1 ? put_call_ns(1 - me, iters) : 0.0;
         PROBE_TRY(aos_barrier_all());
         double s = probe_now_ns();
         if (me == 0)
@@ -176,6 +188,7 @@ static void measure_overhead(long iters, double *o, double *g)
         tg[k] = (probe_now_ns() - s) / (double)iters;
     }
     *o = probe_median(to, PROBE_TRIALS);
+    *o_together = probe_median(tt, PROBE_TRIALS);
     *g = probe_median(tg, PROBE_TRIALS);
 }
 
@@ -357,7 +370,7 @@ void probe_measure(struct aos__model *m, int effort, int contention)
     long iters = effort == PROBE_FULL ? 20000 : effort == PROBE_QUICK ? 2000 : 4000;
     int samples = effort == PROBE_FULL ? PROBE_SAMPLES : effort == PROBE_QUICK ? 64 : 192;
     m->L = probe_latency(iters);
-    measure_overhead(iters, &m->o, &m->g);
+    measure_overhead(iters, &m->o, &m->o_together, &m->g);
     m->cache = cache_bytes();
     m->G = measure_per_byte(PROBE_CHUNK);
     m->G_big = measure_per_byte(PROBE_BIG);

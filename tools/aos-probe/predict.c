@@ -201,10 +201,10 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
         }
         for (int r = 0; detail && r < rounds; r++) {
             const struct aos__model *rm = &round_model[r];
-            printf("\nround %d: L %.1f, o %.1f, fresh line %.1f, per byte fresh %.4f (synced "
-                   "%.4f), fold %.4f\n",
-                   r + 1, rm->L, rm->o, rm->line_fresh, rm->G_dirty_small, rm->G_synced_small,
-                   rm->F);
+            printf("\nround %d: L %.1f, o %.1f (together %.1f), fresh line %.1f, per byte "
+                   "fresh %.4f (synced %.4f), fold %.4f\n",
+                   r + 1, rm->L, rm->o, rm->o_together, rm->line_fresh, rm->G_dirty_small,
+                   rm->G_synced_small, rm->F);
             for (int i = 0; i < np; i++)
                 printf("  %-10s %9zu %12.3f %12.3f %8.2f\n", pts[i].name, pts[i].bytes,
                        pred[i][r] / 1e3, meas[i][r] / 1e3, ratio[i][r]);
