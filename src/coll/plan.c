@@ -22,16 +22,17 @@
  * its parent returns once the acknowledgement has come over (L - o): the
  * later of the two, which is the parent unless the latency is hardly more
  * than the overhead (here L near 50 ns and o 40 when the host puts our two
- * virtual CPUs on one core). From AOS__HELP_BYTES up, the last level's copy shrinks to
- * k / (k + 1) of a chunk at G_coop: the parent writes a share into its
- * leaves while they read the rest (broadcast.c), both cores copying.
+ * virtual CPUs on one core). From AOS__HELP_BYTES up, the last level's
+ * copy shrinks to k / (k + 1) of a chunk at G_coop: the parent writes a
+ * share into its leaves while they read the rest (broadcast.c), both cores
+ * copying.
  *
  * A broadcast or reduction call first checks its arguments and locates
  * its buffers (30-45 ns here, timed inside the calls, before the first
  * signal or push), as a put call does before it moves anything, and all
  * members do it at once: o_together (a put issued while another PE issues
  * its own) once per call; a barrier locates no buffers. That is o when
- * each PE has a core to itself, and here 1.7 o when the host puts our two
+ * each PE has a core to itself, and here 1.5-1.8 o when the host puts our two
  * virtual CPUs on one core, which runs both calls at once. Reductions add
  * the arithmetic: F per byte folded into an accumulator. */
 #include <math.h>

@@ -170,7 +170,8 @@ static double put_call_ns(int target, long iters)
 /* o: one 8-byte put issued alone while the other PEs wait; o_together: the
  * same while PE 1 issues its own into PE 0 (a collective's members enter
  * at once: when the host puts our two virtual CPUs on one core, that costs
- * twice as much; apart, the same); g: the time per put in a stream. */
+ * 1.5-1.8 times as much; apart, the same); g: the time per put in a
+ * stream. */
 static void measure_overhead(long iters, double *o, double *o_together, double *g)
 {
     double to[PROBE_TRIALS], tt[PROBE_TRIALS], tg[PROBE_TRIALS];

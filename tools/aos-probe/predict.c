@@ -205,6 +205,8 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
                    "fresh %.4f (synced %.4f), fold %.4f\n",
                    r + 1, rm->L, rm->o, rm->o_together, rm->line_fresh, rm->G_dirty_small,
                    rm->G_synced_small, rm->F);
+            printf("  %-10s %9s %12s %12s %8s\n", "collective", "bytes", "predicted us",
+                   "measured us", "meas/pred");
             for (int i = 0; i < np; i++)
                 printf("  %-10s %9zu %12.3f %12.3f %8.2f\n", pts[i].name, pts[i].bytes,
                        pred[i][r] / 1e3, meas[i][r] / 1e3, ratio[i][r]);

@@ -52,7 +52,8 @@ double probe_latest_median(double *elapsed, long samples);
  * a collective call: every PE ends with PE 0's figures. */
 enum { PROBE_FULL, PROBE_ROUND, PROBE_QUICK };
 /* Collective: L, the mean over PROBE_PLACES pairs of lines of half a
- * round trip, `iters` round trips per trial (PE 0 gets the figure). */
+ * round trip between PE 0 and PE 1, `iters` round trips per trial (PE 0's
+ * figure is the one to use). */
 double probe_latency(long iters);
 void probe_measure(struct aos__model *m, int effort, int contention);
 /* T(n) = c n + b: n threads of this process updating one cache line. */
