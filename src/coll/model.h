@@ -28,7 +28,7 @@
     X(G_dirty_big, "per_byte_dirty_big_ns", 0.1, "the same for 256 KiB")                  \
     X(G_dirty_huge, "per_byte_dirty_huge_ns", 0.2, "the same for cache_bytes")            \
     X(G_synced_small, "per_byte_synced_small_ns", 0.2,                                     \
-      "the same for 4 KiB, the copy starting right after a sync (as a reduction's phases)") \
+      "the same for 4 KiB, both PEs copying each other's right after a sync (as reductions do)") \
     X(G_synced, "per_byte_synced_ns", 0.2, "the same for 32 KiB")                          \
     X(G_synced_big, "per_byte_synced_big_ns", 0.1, "the same for 256 KiB")                \
     X(G_synced_huge, "per_byte_synced_huge_ns", 0.2, "the same for cache_bytes")          \

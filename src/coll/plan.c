@@ -7,8 +7,8 @@
  * one fresh line (line_fresh: a miss the writer's cache serves) and a cost
  * per further byte measured at four sizes (fresh_per_byte): G_dirty for a
  * broadcast's copies, which start as the call does, G_synced for a
- * reduction's, which start right after a sync (on this machine the first
- * at times run twice as fast as the second).
+ * reduction's, which every member starts at once right after a sync (on
+ * this machine the first at times run twice as fast as the second).
  *
  * One level of a broadcast tree, for a chunk of s bytes, costs
  *     stage(k) = (k - 1) o + L + (line_fresh + s G) f(k)

@@ -210,32 +210,40 @@ static double measure_per_byte(size_t bytes)
     return probe_median(t, PROBE_TRIALS);
 }
 
+/* How a fresh copy starts: at a common instant some 40 us after the write
+ * (as the collectives --predict times start: a broadcast's child), as PE 1
+ * leaves a barrier, or as both leave it and each copies the other's
+ * (a reduction's phases, where every member copies at once). */
+enum fresh_start { AT_INSTANT, AFTER_SYNC, BOTH_AFTER_SYNC };
+
 /* The median time of PE 1 copying `bytes` that PE 0 has just written (its
  * cache holds the lines modified; each must come over). The median, not a
  * mean: a copy the scheduler interrupts says nothing about the caches.
  * PE 0 writes as the root aos-probe --predict broadcasts from does (on
  * this machine the two directions are not always alike), and PE 1 copies
  * into the same symmetric buffer, as an in-place broadcast's child does.
- * PE 1 starts as it leaves a barrier (`after_sync`: as a reduction's phase
- * does) or at a common instant some 40 us after the write (as the
- * collectives --predict times start). */
-static double fresh_copy_ns(size_t bytes, int samples, int after_sync)
+ * BOTH_AFTER_SYNC: PE 0 also copies what PE 1 has just written, each into
+ * private memory, and a sample lasts until the later is done. */
+static double fresh_copy_ns(size_t bytes, int samples, enum fresh_start how)
 {
+    int both = how == BOTH_AFTER_SYNC;
     for (int i = 0; i < samples; i++) {
         /* one line: sample i copies the one at place i (over many lines);
          * a longer copy moves many lines itself */
         char *at = bigbuf + (bytes <= PROBE_LINE ? probe_place(i, bytes, PROBE_BIG) : 0);
-        if (me == 0)
+        if (me == 0 || (both && me == 1))
             memset(at, i, bytes);
         double start;
-        if (after_sync) {
+        if (how == AT_INSTANT) {
+            start = probe_start_together();
+        } else {
             PROBE_TRY(aos_barrier_all());
             start = probe_now_ns();
-        } else {
-            start = probe_start_together();
         }
         if (me == 1)
-            PROBE_TRY(aos_getmem(0, at, at, bytes, NULL));
+            PROBE_TRY(aos_getmem(0, both ? local : at, at, bytes, NULL));
+        else if (me == 0 && both)
+            PROBE_TRY(aos_getmem(1, local, at, bytes, NULL));
         stamps[i] = probe_now_ns() - start;
         PROBE_TRY(aos_barrier_all());
     }
@@ -249,13 +257,14 @@ static size_t cache_copy_bytes(const struct aos__model *m)
     return m->cache < PROBE_BIG ? (size_t)m->cache : PROBE_BIG;
 }
 
-/* Per byte beyond the first line (`first`, copied the same way) of fresh
- * copies of each size, started right after a sync or not (fresh_copy_ns). */
+/* Per byte beyond the first line (copied the same way) of fresh copies of
+ * each size, started as `how` says (fresh_copy_ns). */
 static void fresh_per_byte(double *const G[4], const size_t sizes[4], int samples,
-                           int after_sync, double first)
+                           enum fresh_start how)
 {
+    double first = fresh_copy_ns(PROBE_LINE, samples, how);
     for (int i = 0; i < 4; i++) {
-        double t = fresh_copy_ns(sizes[i], samples, after_sync) - first;
+        double t = fresh_copy_ns(sizes[i], samples, how) - first;
         *G[i] = (t > 0 ? t : 0) / (double)(sizes[i] - PROBE_LINE);
     }
 }
@@ -269,8 +278,10 @@ static void fresh_per_byte(double *const G[4], const size_t sizes[4], int sample
  * the call's cost to stand in for the steps around a collective's copy,
  * which the model has no term for. Per byte beyond it, at each size:
  * G_dirty for copies started at a common instant, as a broadcast's child
- * starts; G_synced for copies started right after a sync, as a reduction's
- * phases are. Most of the time the two agree; at times (docs/foundation.md
+ * starts; G_synced for copies both PEs start right after a sync, as a
+ * reduction's phases do (when the host runs our two CPUs on one core, two
+ * copies at once take 1.3 times as long as one). Most of the time the two
+ * agree; at times (docs/foundation.md
  * has our guess why) the first run twice as fast while the second do not,
  * and so do the collectives that make them. The cost per byte of fresh
  * lines also depends on the size (how far the prefetchers get, which of the
@@ -282,11 +293,11 @@ static void measure_fresh(struct aos__model *m, int samples)
                               &m->G_dirty_huge};
     double *const synced[4] = {&m->G_synced_small, &m->G_synced, &m->G_synced_big,
                                &m->G_synced_huge};
-    double line = fresh_copy_ns(PROBE_LINE, samples, 1);
+    double line = fresh_copy_ns(PROBE_LINE, samples, AFTER_SYNC);
     double clock_ns = probe_clock_ns();
     m->line_fresh = line > clock_ns ? line - clock_ns : 0;
-    fresh_per_byte(dirty, sizes, samples, 0, fresh_copy_ns(PROBE_LINE, samples, 0));
-    fresh_per_byte(synced, sizes, samples, 1, line);
+    fresh_per_byte(dirty, sizes, samples, AT_INSTANT);
+    fresh_per_byte(synced, sizes, samples, BOTH_AFTER_SYNC);
 }
 
 /* The cooperative copy a broadcast parent and its leaf run (broadcast.c):
