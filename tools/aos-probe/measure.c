@@ -280,10 +280,10 @@ static void fresh_per_byte(double *const G[4], const size_t sizes[4], int sample
  * G_dirty for copies started at a common instant, as a broadcast's child
  * starts; G_synced for copies both PEs start right after a sync, as a
  * reduction's phases do (when the host runs our two CPUs on one core, two
- * copies at once take 1.3 times as long as one). Most of the time the two
- * agree; at times (docs/foundation.md
- * has our guess why) the first run twice as fast while the second do not,
- * and so do the collectives that make them. The cost per byte of fresh
+ * copies at once take three times as long as one; apart, 1.1 times). Most
+ * of the time the two agree; at times (docs/foundation.md has our guess
+ * why) the first run twice as fast while the second do not, and so do the
+ * collectives that make them. The cost per byte of fresh
  * lines also depends on the size (how far the prefetchers get, which of the
  * writer's caches holds them). */
 static void measure_fresh(struct aos__model *m, int samples)
