@@ -283,9 +283,9 @@ static void fresh_per_byte(double *const G[4], const size_t sizes[4], int sample
  * copies at once take three times as long as one; apart, 1.1 times). Most
  * of the time the two agree; at times (docs/foundation.md has our guess
  * why) the first run twice as fast while the second do not, and so do the
- * collectives that make them. The cost per byte of fresh
- * lines also depends on the size (how far the prefetchers get, which of the
- * writer's caches holds them). */
+ * collectives that make them. The cost per byte of fresh lines also
+ * depends on the size (how far the prefetchers get, which of the writer's
+ * caches holds them). */
 static void measure_fresh(struct aos__model *m, int samples)
 {
     const size_t sizes[4] = {4u << 10, 32u << 10, PROBE_CHUNK, cache_copy_bytes(m)};

@@ -108,13 +108,6 @@ static double measure(aos_team_t *w, const struct point *p, long iters, char *a,
     return time_fresh(w, ALLREDUCE, a, b, p->bytes, iters, stamps);
 }
 
-static double median_of(const double *v, int n)
-{
-    double tmp[MAX_ROUNDS];
-    memcpy(tmp, v, (size_t)n * sizeof *v);
-    return probe_median(tmp, n);
-}
-
 static int within(double ratio)
 {
     return ratio >= 0.75 && ratio <= 1.25;
@@ -158,7 +151,7 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
         PROBE_TRY(aos_team_split_strided(w, 0, 1, npes, &teams[r]));
     static double meas[MAX_POINTS][MAX_ROUNDS], pred[MAX_POINTS][MAX_ROUNDS],
         ratio[MAX_POINTS][MAX_ROUNDS];
-    double L_start[MAX_ROUNDS], L_end[MAX_ROUNDS];
+    double L_end[MAX_ROUNDS]; /* the start's is the round's model's */
     static struct aos__model round_model[MAX_ROUNDS];
     for (int r = 0; r < rounds; r++) {
         struct aos__model m = *file;
@@ -173,7 +166,6 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
             ratio[i][r] = meas[i][r] / pred[i][r];
         }
         round_model[r] = m;
-        L_start[r] = m.L;
         L_end[r] = probe_latency(2000);
     }
     aos__model_set(file);
@@ -190,11 +182,12 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
                rounds);
         printf("%5s %10s %10s %9s %s\n", "round", "L start", "L end", "within", "");
         for (int r = 0; r < rounds; r++) {
-            double moved = L_end[r] > L_start[r] ? L_end[r] / L_start[r] : L_start[r] / L_end[r];
+            double L_start = round_model[r].L;
+            double moved = L_end[r] > L_start ? L_end[r] / L_start : L_start / L_end[r];
             int ok = 0;
             for (int i = 0; i < np; i++)
                 ok += within(ratio[i][r]);
-            printf("%5d %10.1f %10.1f %5d/%-3d %s\n", r + 1, L_start[r], L_end[r], ok, np,
+            printf("%5d %10.1f %10.1f %5d/%-3d %s\n", r + 1, L_start, L_end[r], ok, np,
                    moved < SETTLED ? "" : "left out: the latency moved");
             if (moved < SETTLED)
                 kept[nkept++] = r;
@@ -232,12 +225,13 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
                 lo = q_r[j] < lo ? q_r[j] : lo;
                 hi = q_r[j] > hi ? q_r[j] : hi;
             }
-            double q = median_of(q_r, nkept), mm = median_of(m_r, nkept);
+            /* the copies are scratch: the medians may sort them */
+            double q = probe_median(q_r, nkept), mm = probe_median(m_r, nkept);
             double qf = mm / predict(file, &pts[i], npes);
             ok += within(q);
             ok_file += within(qf);
             printf("%-10s %5d %9zu %12.2f %12.2f %8.2f %3.2f-%3.2f %10.2f\n", pts[i].name, npes,
-                   pts[i].bytes, median_of(p_r, nkept) / 1e3, mm / 1e3, q, lo, hi, qf);
+                   pts[i].bytes, probe_median(p_r, nkept) / 1e3, mm / 1e3, q, lo, hi, qf);
         }
         printf("within 25%%: %d of %d (each round's parameters), %d of %d (the file's)\n", ok,
                np, ok_file, np);

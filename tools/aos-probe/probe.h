@@ -47,14 +47,14 @@ double probe_start_together(void);
  * common start; PE 0 gets the median over samples of the latest PE's,
  * everybody else 0. */
 double probe_latest_median(double *elapsed, long samples);
-/* Measures every parameter of the model but the contention curve, which
- * only a nonzero `contention` measures (m's c and b are kept otherwise);
- * a collective call: every PE ends with PE 0's figures. */
-enum { PROBE_FULL, PROBE_ROUND, PROBE_QUICK };
 /* Collective: L, the mean over PROBE_PLACES pairs of lines of half a
  * round trip between PE 0 and PE 1, `iters` round trips per trial (PE 0's
  * figure is the one to use). */
 double probe_latency(long iters);
+/* Measures every parameter of the model but the contention curve, which
+ * only a nonzero `contention` measures (m's c and b are kept otherwise);
+ * a collective call: every PE ends with PE 0's figures. */
+enum { PROBE_FULL, PROBE_ROUND, PROBE_QUICK };
 void probe_measure(struct aos__model *m, int effort, int contention);
 /* T(n) = c n + b: n threads of this process updating one cache line. */
 void probe_contention(int quick, double *c, double *b);
