@@ -32,10 +32,14 @@
     X(G_synced, "per_byte_synced_ns", 0.2, "the same for 32 KiB")                          \
     X(G_synced_big, "per_byte_synced_big_ns", 0.1, "the same for 256 KiB")                \
     X(G_synced_huge, "per_byte_synced_huge_ns", 0.2, "the same for cache_bytes")          \
+    X(G_fold_small, "per_byte_fold_small_ns", 0.2,                                         \
+      "the same, folding (an int64 sum into an accumulator in cache) instead of copying")  \
+    X(G_fold, "per_byte_fold_ns", 0.2, "the same for 32 KiB")                              \
+    X(G_fold_big, "per_byte_fold_big_ns", 0.1, "the same for 256 KiB")                    \
+    X(G_fold_huge, "per_byte_fold_huge_ns", 0.2, "the same for cache_bytes")              \
     X(G_coop, "per_byte_coop_ns", 0.1,                                                     \
       "256 KiB just written: the reader gets half while its writer puts half, per byte each") \
     X(G_coop_huge, "per_byte_coop_huge_ns", 0.2, "the same for cache_bytes")              \
-    X(F, "fold_per_byte_ns", 0.1, "folding one byte into an accumulator (a 4 KiB int64 sum, in cache)") \
     X(cache, "cache_bytes", 1048576.0, "the per-core cache a copy's source and target fit in") \
     X(c, "contention_ns", 40.0, "T(n) = c n + b: n PEs reading one line a writer changed") \
     X(b, "contention_base_ns", 100.0, "the b of T(n)")                                    \

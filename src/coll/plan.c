@@ -7,8 +7,9 @@
  * one fresh line (line_fresh: a miss the writer's cache serves) and a cost
  * per further byte measured at four sizes (fresh_per_byte): G_dirty for a
  * broadcast's copies, which start as the call does, G_synced for a
- * reduction's, which every member starts at once right after a sync (on
- * this machine the first at times run twice as fast as the second).
+ * reduction's gather, which every member starts at once right after a sync
+ * (on this machine the first at times run twice as fast as the second),
+ * and G_fold for a reduction's folds, started so.
  *
  * One level of a broadcast tree, for a chunk of s bytes, costs
  *     stage(k) = (k - 1) o + L + (line_fresh + s G) f(k)
@@ -33,8 +34,17 @@
  * members do it at once: o_together (a put issued while another PE issues
  * its own) once per call; a barrier locates no buffers. That is o when
  * each PE has a core to itself, and here 1.5-1.8 o when the host puts our two
- * virtual CPUs on one core, which runs both calls at once. Reductions add
- * the arithmetic: F per byte folded into an accumulator. */
+ * virtual CPUs on one core, which runs both calls at once.
+ *
+ * A reduction folds fresh data straight from its owner's memory; that is
+ * priced per byte as measured for it (G_fold, both PEs folding each other's
+ * at once), not as a copy plus the arithmetic: how far the two overlap
+ * depends on the machine. Here, with a core per PE, folding 32 KiB costs
+ * the copy plus the sum in cache (0.145 ns/B against 0.097 + 0.046) and
+ * folding 256 KiB hardly more than the copy (0.089 against 0.075); with
+ * both PEs on one core a fold costs what a copy does (0.062 against 0.068
+ * at 32 KiB), where copy plus sum overpriced the larger all-reduces by a
+ * third. */
 #include <math.h>
 
 #include "coll/model.h"
@@ -61,17 +71,23 @@ static double cache_point(const struct aos__model *m)
     return m->cache > 524288.0 ? m->cache : 524288.0;
 }
 
-/* Per byte (beyond the first line) of a copy of `bytes` its owner has just
- * written, read from another PE: measured at 4 KiB, 32 KiB, 256 KiB and
- * the cache's size, for copies started as a call starts (a broadcast's
- * child) and right after a sync (a reduction's phases). */
-static double fresh_per_byte(const struct aos__model *m, double bytes, int synced)
+/* How fresh data is read: copied as a call starts (a broadcast's child),
+ * copied right after a sync while the other PEs copy theirs (a
+ * reduction's gather), or so folded into an accumulator (its folds). */
+enum fresh_read { FRESH_COPY, FRESH_SYNCED, FRESH_FOLD };
+
+/* Per byte (beyond the first line) of reading `bytes` their owner has just
+ * written from another PE: measured at 4 KiB, 32 KiB, 256 KiB and the
+ * cache's size for each way of reading. */
+static double fresh_per_byte(const struct aos__model *m, double bytes, enum fresh_read how)
 {
     const double at[4] = {4096.0, 32768.0, 262144.0, cache_point(m)};
-    const double dirty[4] = {m->G_dirty_small, m->G_dirty, m->G_dirty_big, m->G_dirty_huge};
-    const double after_sync[4] = {m->G_synced_small, m->G_synced, m->G_synced_big,
-                                  m->G_synced_huge};
-    return log_interp(at, synced ? after_sync : dirty, 4, bytes);
+    const double G[3][4] = {
+        [FRESH_COPY] = {m->G_dirty_small, m->G_dirty, m->G_dirty_big, m->G_dirty_huge},
+        [FRESH_SYNCED] = {m->G_synced_small, m->G_synced, m->G_synced_big, m->G_synced_huge},
+        [FRESH_FOLD] = {m->G_fold_small, m->G_fold, m->G_fold_big, m->G_fold_huge},
+    };
+    return log_interp(at, G[how], 4, bytes);
 }
 
 /* Per byte each side moves when a writer puts part of `bytes` it has just
@@ -167,7 +183,7 @@ static double best_tree(const struct aos__model *m, int n, double s, double nchu
     if (n <= 1)
         return 0.0;
     struct search S = {.m = m, .n = n, .s = s, .nchunks = nchunks, .best = INFINITY,
-                       .G = fresh_per_byte(m, s * nchunks, 0),
+                       .G = fresh_per_byte(m, s * nchunks, FRESH_COPY),
                        .Gc = coop_per_byte(m, s * nchunks),
                        .help = s * nchunks >= (double)AOS__HELP_BYTES};
     int kmax = n - 1 < 32 ? n - 1 : 32;
@@ -228,9 +244,9 @@ static double allreduce_moves(const struct aos__model *m, int n, size_t bytes)
     if (bytes <= AOS__XCHG_BYTES) { /* the exchange: push into n - 1 PEs' entries (lines
                                      * they read last), signal, and once all have
                                      * arrived copy mine and fold the n - 1 others */
-        double Gf = fresh_per_byte(m, s, 1);
-        return fresh_copy(m, (n - 1) * s, Gf) + (n - 2) * m->o_together + m->L +
-               fresh_copy(m, (n - 1) * s, Gf + m->F) + s * G;
+        return fresh_copy(m, (n - 1) * s, fresh_per_byte(m, s, FRESH_SYNCED)) +
+               (n - 2) * m->o_together + m->L +
+               fresh_copy(m, (n - 1) * s, fresh_per_byte(m, s, FRESH_FOLD)) + s * G;
     }
     /* slices: three syncs, each between phases that moved other lines, so
      * the last to arrive also fetches the flag its partner wrote (a fresh
@@ -238,9 +254,10 @@ static double allreduce_moves(const struct aos__model *m, int n, size_t bytes)
      * cache, the others just written by their owners; each line is read by
      * its slice's owner alone), then copies the other slices, which their
      * owners have just written and n - 1 PEs read at once */
-    double piece = s / n, Gf = fresh_per_byte(m, piece, 1);
-    double fold = piece * G + fresh_copy(m, (n - 1) * piece, Gf + m->F);
-    double gather = fresh_copy(m, (n - 1) * piece, Gf) * contention(m, n - 1);
+    double piece = s / n, others = (n - 1) * piece;
+    double fold = piece * G + fresh_copy(m, others, fresh_per_byte(m, piece, FRESH_FOLD));
+    double gather = fresh_copy(m, others, fresh_per_byte(m, piece, FRESH_SYNCED)) *
+                    contention(m, n - 1);
     return 3.0 * (aos__model_predict_barrier(m, n) + m->line_fresh) + fold + gather;
 }
 

@@ -13,7 +13,7 @@
 /* Signals 100 ns (20 of them the sender's; 30 while another PE issues its
  * own, as members entering a collective do), a fresh line 50 ns and 0.1 ns
  * per further fresh byte (0.2 when the copy starts right after a sync, as a
- * reduction's do), contention growing linearly (f(k) = k). */
+ * reduction's do, 0.25 folded then), contention growing linearly (f(k) = k). */
 static struct aos__model simple(void)
 {
     struct aos__model m;
@@ -23,7 +23,8 @@ static struct aos__model simple(void)
     m.G_dirty_small = m.G_dirty = m.G_dirty_big = m.G_dirty_huge = 0.1;
     m.G_synced_small = m.G_synced = m.G_synced_big = m.G_synced_huge = 0.2;
     m.G_coop = m.G_coop_huge = 0.05;
-    m.F = 0.01, m.cache = 1e9, m.c = 10, m.b = 0;
+    m.G_fold_small = m.G_fold = m.G_fold_big = m.G_fold_huge = 0.25;
+    m.cache = 1e9, m.c = 10, m.b = 0;
     return m;
 }
 
@@ -51,8 +52,8 @@ int main(void)
     CHECK(NEAR(aos__model_predict_allreduce(&m, 1, 1000), 30.0 + 1000 * 0.02));
     /* 64 KiB on 2 PEs (slices of 32 KiB): the entry, three syncs of a barrier and a
      * fresh line; fold = my slice (32768 x 0.02) + the other's (50 +
-     * 32704 x 0.21, copied after a sync and folded); gather = 50 + 32704 x 0.2. */
-    double slices = 30.0 + 3 * 150.0 + 32768 * 0.02 + (50 + 32704 * 0.21) + (50 + 32704 * 0.2);
+     * 32704 x 0.25, folded after a sync); gather = 50 + 32704 x 0.2. */
+    double slices = 30.0 + 3 * 150.0 + 32768 * 0.02 + (50 + 32704 * 0.25) + (50 + 32704 * 0.2);
     CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 65536), slices));
 
     /* Broadcast of 1000 B to one child: the entry, one chunk, signal +

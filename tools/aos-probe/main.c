@@ -42,13 +42,20 @@ int main(int argc, char **argv)
     probe_setup();
     struct aos__model m;
     aos__model_defaults(&m);
-    probe_measure(&m, quick ? PROBE_QUICK : PROBE_FULL, 1);
+    double L_seen[2];
+    probe_measure(&m, quick ? PROBE_QUICK : PROBE_FULL, 1, L_seen);
 
     int rc = 0;
     if (me == 0) {
         char path[4096];
         if (output == NULL && aos__model_path(path, sizeof path) == 0)
             output = path;
+        if (L_seen[1] >= PROBE_SETTLED * L_seen[0])
+            fprintf(stderr,
+                    "aos-probe: the latency moved between %.0f and %.0f ns while measuring: the "
+                    "machine changed (here: the host moving our CPUs onto one core or off it), "
+                    "so the figures may mix two machines; run it again\n",
+                    L_seen[0], L_seen[1]);
         printf("model of this machine (ns):\n");
 #define PRINT_ROW(field, key, def, meaning) printf("  %-20s %10.4g   %s\n", key, m.field, meaning);
         AOS__MODEL_TABLE(PRINT_ROW)

@@ -151,6 +151,15 @@ double probe_latency(long iters)
     return probe_median(t, PROBE_TRIALS);
 }
 
+void probe_check_latency(double *L_seen)
+{
+    if (L_seen == NULL)
+        return;
+    double L = probe_latency(PROBE_CHECK_ITERS);
+    L_seen[0] = L < L_seen[0] ? L : L_seen[0];
+    L_seen[1] = L > L_seen[1] ? L : L_seen[1];
+}
+
 /* The mean time in an 8-byte put call, iters calls apart (a spin between
  * them: each issued alone), into `target`'s put_word. */
 static double put_call_ns(int target, long iters)
@@ -210,11 +219,27 @@ static double measure_per_byte(size_t bytes)
     return probe_median(t, PROBE_TRIALS);
 }
 
-/* How a fresh copy starts: at a common instant some 40 us after the write
- * (as the collectives --predict times start: a broadcast's child), as PE 1
- * leaves a barrier, or as both leave it and each copies the other's
- * (a reduction's phases, where every member copies at once). */
-enum fresh_start { AT_INSTANT, AFTER_SYNC, BOTH_AFTER_SYNC };
+/* How fresh data is read: a copy started at a common instant some 40 us
+ * after the write (as the collectives --predict times start: a broadcast's
+ * child), or as PE 1 leaves a barrier, or as both leave it and each copies
+ * the other's (a reduction's phases, where every member copies at once), or
+ * folds it into an accumulator (a reduction's folds). */
+enum fresh_read { AT_INSTANT, AFTER_SYNC, BOTH_AFTER_SYNC, BOTH_FOLD_AFTER_SYNC };
+
+#define FOLD_ACC 8192 /* bytes folded at a time, as reductions do (src/coll/reduce.c) */
+
+/* Folds (int64 sums) `bytes` of PE pe's symmetric `at` into `local`,
+ * FOLD_ACC at a time: the accumulator stays in the L1 cache. */
+static void fold_from(int pe, const char *at, size_t bytes)
+{
+    void *theirs;
+    PROBE_TRY(aos_sym_ptr(at, pe, &theirs));
+    for (size_t off = 0; off < bytes; off += FOLD_ACC) {
+        size_t len = bytes - off < FOLD_ACC ? bytes - off : FOLD_ACC;
+        PROBE_TRY(aos_reduce_local(local, (const char *)theirs + off, len / sizeof(int64_t),
+                                   AOS_TYPE_INT64, AOS_OP_SUM));
+    }
+}
 
 /* The median time of PE 1 copying `bytes` that PE 0 has just written (its
  * cache holds the lines modified; each must come over). The median, not a
@@ -224,9 +249,9 @@ enum fresh_start { AT_INSTANT, AFTER_SYNC, BOTH_AFTER_SYNC };
  * into the same symmetric buffer, as an in-place broadcast's child does.
  * BOTH_AFTER_SYNC: PE 0 also copies what PE 1 has just written, each into
  * private memory, and a sample lasts until the later is done. */
-static double fresh_copy_ns(size_t bytes, int samples, enum fresh_start how)
+static double fresh_copy_ns(size_t bytes, int samples, enum fresh_read how)
 {
-    int both = how == BOTH_AFTER_SYNC;
+    int both = how >= BOTH_AFTER_SYNC;
     for (int i = 0; i < samples; i++) {
         /* one line: sample i copies the one at place i (over many lines);
          * a longer copy moves many lines itself */
@@ -240,7 +265,9 @@ static double fresh_copy_ns(size_t bytes, int samples, enum fresh_start how)
             PROBE_TRY(aos_barrier_all());
             start = probe_now_ns();
         }
-        if (me == 1)
+        if (how == BOTH_FOLD_AFTER_SYNC && me <= 1)
+            fold_from(1 - me, at, bytes);
+        else if (me == 1)
             PROBE_TRY(aos_getmem(0, both ? local : at, at, bytes, NULL));
         else if (me == 0 && both)
             PROBE_TRY(aos_getmem(1, local, at, bytes, NULL));
@@ -260,7 +287,7 @@ static size_t cache_copy_bytes(const struct aos__model *m)
 /* Per byte beyond the first line (copied the same way) of fresh copies of
  * each size, started as `how` says (fresh_copy_ns). */
 static void fresh_per_byte(double *const G[4], const size_t sizes[4], int samples,
-                           enum fresh_start how)
+                           enum fresh_read how)
 {
     double first = fresh_copy_ns(PROBE_LINE, samples, how);
     for (int i = 0; i < 4; i++) {
@@ -279,25 +306,30 @@ static void fresh_per_byte(double *const G[4], const size_t sizes[4], int sample
  * which the model has no term for. Per byte beyond it, at each size:
  * G_dirty for copies started at a common instant, as a broadcast's child
  * starts; G_synced for copies both PEs start right after a sync, as a
- * reduction's phases do (when the host runs our two CPUs on one core, two
- * copies at once take three times as long as one; apart, 1.1 times). Most
+ * reduction's gather does (when the host runs our two CPUs on one core, two
+ * copies at once take three times as long as one; apart, 1.1 times);
+ * G_fold for folds both PEs start so, as a reduction's folds do. Most
  * of the time the two agree; at times (docs/foundation.md has our guess
  * why) the first run twice as fast while the second do not, and so do the
  * collectives that make them. The cost per byte of fresh lines also
  * depends on the size (how far the prefetchers get, which of the writer's
  * caches holds them). */
-static void measure_fresh(struct aos__model *m, int samples)
+static void measure_fresh(struct aos__model *m, int samples, double *L_seen)
 {
     const size_t sizes[4] = {4u << 10, 32u << 10, PROBE_CHUNK, cache_copy_bytes(m)};
     double *const dirty[4] = {&m->G_dirty_small, &m->G_dirty, &m->G_dirty_big,
                               &m->G_dirty_huge};
     double *const synced[4] = {&m->G_synced_small, &m->G_synced, &m->G_synced_big,
                                &m->G_synced_huge};
+    double *const folded[4] = {&m->G_fold_small, &m->G_fold, &m->G_fold_big, &m->G_fold_huge};
     double line = fresh_copy_ns(PROBE_LINE, samples, AFTER_SYNC);
     double clock_ns = probe_clock_ns();
     m->line_fresh = line > clock_ns ? line - clock_ns : 0;
     fresh_per_byte(dirty, sizes, samples, AT_INSTANT);
+    probe_check_latency(L_seen);
     fresh_per_byte(synced, sizes, samples, BOTH_AFTER_SYNC);
+    probe_check_latency(L_seen);
+    fresh_per_byte(folded, sizes, samples, BOTH_FOLD_AFTER_SYNC);
 }
 
 /* The cooperative copy a broadcast parent and its leaf run (broadcast.c):
@@ -321,24 +353,6 @@ static double coop_copy(size_t bytes, int samples)
         PROBE_TRY(aos_barrier_all());
     }
     return probe_latest_median(stamps, samples) / (double)half;
-}
-
-/* F: folding int64 sums into an accumulator with aos_reduce_local, as a
- * reduction does once per call on input it has just copied: one 4 KiB call
- * at a time (its fixed cost included), input and accumulator in cache. */
-static double measure_fold(int samples)
-{
-    enum { COUNT = 512 };
-    static int64_t acc[COUNT], in[COUNT];
-    double *t = stamps;
-    for (int i = 0; i < samples; i++) {
-        memset(in, i, sizeof in);
-        double s = probe_now_ns();
-        PROBE_TRY(aos_reduce_local(acc, in, COUNT, AOS_TYPE_INT64, AOS_OP_SUM));
-        t[i] = probe_now_ns() - s;
-    }
-    double f = probe_median(t, samples) - probe_clock_ns();
-    return (f > 0 ? f : 0) / (double)sizeof in;
 }
 
 /* The cache a copy must fit in to run at G: the level-2 size (per core). */
@@ -377,22 +391,27 @@ static void measure_put(long iters, double latency, struct aos__model *m)
     m->put_transfer = latency > m->put_initiator ? latency : m->put_initiator;
 }
 
-void probe_measure(struct aos__model *m, int effort, int contention)
+void probe_measure(struct aos__model *m, int effort, int contention, double *L_seen)
 {
     long iters = effort == PROBE_FULL ? 20000 : effort == PROBE_QUICK ? 2000 : 4000;
     int samples = effort == PROBE_FULL ? PROBE_SAMPLES : effort == PROBE_QUICK ? 64 : 192;
     m->L = probe_latency(iters);
+    if (L_seen != NULL)
+        L_seen[0] = L_seen[1] = m->L;
     measure_overhead(iters, &m->o, &m->o_together, &m->g);
     m->cache = cache_bytes();
     m->G = measure_per_byte(PROBE_CHUNK);
     m->G_big = measure_per_byte(PROBE_BIG);
-    measure_fresh(m, samples);
+    probe_check_latency(L_seen);
+    measure_fresh(m, samples, L_seen);
+    probe_check_latency(L_seen);
     m->G_coop = coop_copy(PROBE_CHUNK, samples);
     m->G_coop_huge = coop_copy(cache_copy_bytes(m), samples);
-    m->F = measure_fold(samples);
+    probe_check_latency(L_seen);
     if (contention)
         probe_contention(effort == PROBE_QUICK, &m->c, &m->b);
     measure_put(iters, m->L, m);
+    probe_check_latency(L_seen);
     PROBE_TRY(aos_barrier_all());
     /* PE 0's figures are the model: everyone uses them. */
     struct aos__model *shared = aos_malloc(sizeof *shared);

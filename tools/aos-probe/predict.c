@@ -79,7 +79,6 @@ static double bcast_prediction(const struct aos__model *m, int n, size_t bytes)
 }
 
 enum { MAX_POINTS = 16, MAX_ROUNDS = 32 };
-#define SETTLED 1.5 /* a round's latency at its end over its start, or the inverse */
 
 struct point {
     const char *name;
@@ -113,13 +112,29 @@ static int within(double ratio)
     return ratio >= 0.75 && ratio <= 1.25;
 }
 
+/* Whether point i of a round timed the machine the round measured: the
+ * latencies seen while measuring the parameters (the last checked just
+ * before the first point) and those checked after the points up to i lie
+ * within a factor PROBE_SETTLED (probe_check_latency). A point timed across
+ * a change of the machine, or whose parameters were, met a machine they do
+ * not describe. */
+static int settled(const double *seen, const double *after, int i)
+{
+    double lo = seen[0], hi = seen[1];
+    for (int k = 0; k <= i; k++) {
+        lo = after[k] < lo ? after[k] : lo;
+        hi = after[k] > hi ? after[k] : hi;
+    }
+    return hi < PROBE_SETTLED * lo;
+}
+
 /* Rounds: each measures the parameters afresh (this machine's latencies
  * drift by a fifth or more within minutes, so parameters and collectives
  * timed minutes apart disagree for reasons the model cannot know), then
- * times every collective once. A point's figure is the median over rounds
- * of measured / predicted from that round's parameters; beside it, the
- * median measurement against the prediction from `file` (the model
- * aos-probe writes, measured before the rounds). */
+ * times every collective once. A point's figure is the median over its
+ * settled rounds of measured / predicted from that round's parameters;
+ * beside it, the median measurement against the prediction from `file`
+ * (the model aos-probe writes, measured before the rounds). */
 void probe_predict(const struct aos__model *file, int me, int npes, int quick, int rounds,
                    int detail)
 {
@@ -151,11 +166,13 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
         PROBE_TRY(aos_team_split_strided(w, 0, 1, npes, &teams[r]));
     static double meas[MAX_POINTS][MAX_ROUNDS], pred[MAX_POINTS][MAX_ROUNDS],
         ratio[MAX_POINTS][MAX_ROUNDS];
-    double L_end[MAX_ROUNDS]; /* the start's is the round's model's */
+    /* L_seen[r]: the range of L while measuring round r's parameters;
+     * L_after[r][i]: L checked right after its point i */
+    static double L_seen[MAX_ROUNDS][2], L_after[MAX_ROUNDS][MAX_POINTS];
     static struct aos__model round_model[MAX_ROUNDS];
     for (int r = 0; r < rounds; r++) {
         struct aos__model m = *file;
-        probe_measure(&m, quick ? PROBE_QUICK : PROBE_ROUND, 0);
+        probe_measure(&m, quick ? PROBE_QUICK : PROBE_ROUND, 0, L_seen[r]);
         aos__model_set(&m); /* the round's collectives plan with its parameters */
         for (int i = 0; i < np; i++) {
             long iters = (pts[i].kind < 0 ? (quick ? 2000 : 20000) : ITERS(pts[i].bytes, quick));
@@ -164,74 +181,76 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
                                  probe_place(r, pts[i].bytes, PROBE_BIG));
             pred[i][r] = predict(&m, &pts[i], npes);
             ratio[i][r] = meas[i][r] / pred[i][r];
+            L_after[r][i] = probe_latency(PROBE_CHECK_ITERS);
         }
         round_model[r] = m;
-        L_end[r] = probe_latency(2000);
     }
     aos__model_set(file);
     for (int r = rounds - 1; r >= 0; r--)
         PROBE_TRY(aos_team_destroy(teams[r]));
     if (me == 0) {
-        /* A round whose latency moved by half or more between its start and
-         * its end ran on two machines: here the host at times moves our
-         * two virtual CPUs onto one core, or off it (L near 50 ns against
-         * 110-170), and the round's collectives then met parameters it did
-         * not measure. Its figures are shown but left out of the medians. */
-        int kept[MAX_ROUNDS], nkept = 0;
-        printf("\n%d rounds, each measuring the parameters, then every collective once:\n",
+        /* A point's figure in a round whose machine changed under it
+         * (settled) is shown but left out of its median. */
+        static int kept[MAX_POINTS][MAX_ROUNDS];
+        printf("\n%d rounds, each measuring the parameters, then every collective once, "
+               "with L checked between steps:\n",
                rounds);
-        printf("%5s %10s %10s %9s %s\n", "round", "L start", "L end", "within", "");
+        printf("%5s %17s %17s %9s %9s\n", "round", "L measuring", "L after points", "within",
+               "left out");
         for (int r = 0; r < rounds; r++) {
-            double L_start = round_model[r].L;
-            double moved = L_end[r] > L_start ? L_end[r] / L_start : L_start / L_end[r];
-            int ok = 0;
-            for (int i = 0; i < np; i++)
-                ok += within(ratio[i][r]);
-            printf("%5d %10.1f %10.1f %5d/%-3d %s\n", r + 1, L_start, L_end[r], ok, np,
-                   moved < SETTLED ? "" : "left out: the latency moved");
-            if (moved < SETTLED)
-                kept[nkept++] = r;
+            double lo = L_after[r][0], hi = L_after[r][0];
+            int ok = 0, out = 0;
+            for (int i = 0; i < np; i++) {
+                lo = L_after[r][i] < lo ? L_after[r][i] : lo;
+                hi = L_after[r][i] > hi ? L_after[r][i] : hi;
+                kept[i][r] = settled(L_seen[r], L_after[r], i);
+                ok += kept[i][r] && within(ratio[i][r]);
+                out += !kept[i][r];
+            }
+            printf("%5d %8.1f-%-8.1f %8.1f-%-8.1f %5d/%-3d %9d\n", r + 1, L_seen[r][0],
+                   L_seen[r][1], lo, hi, ok, np - out, out);
         }
         for (int r = 0; detail && r < rounds; r++) {
             const struct aos__model *rm = &round_model[r];
-            printf("\nround %d: L %.1f, o %.1f (together %.1f), fresh line %.1f, per byte "
-                   "fresh %.4f (synced %.4f), fold %.4f\n",
-                   r + 1, rm->L, rm->o, rm->o_together, rm->line_fresh, rm->G_dirty_small,
-                   rm->G_synced_small, rm->F);
-            printf("  %-10s %9s %12s %12s %8s\n", "collective", "bytes", "predicted us",
-                   "measured us", "meas/pred");
+            printf("\nround %d: L %.1f (%.1f-%.1f while measuring), o %.1f (together %.1f), "
+                   "fresh line %.1f, per byte fresh at 4/32/256 KiB: %.3f/%.3f/%.3f (synced "
+                   "%.3f/%.3f/%.3f, folded %.3f/%.3f/%.3f)\n",
+                   r + 1, rm->L, L_seen[r][0], L_seen[r][1], rm->o, rm->o_together, rm->line_fresh,
+                   rm->G_dirty_small, rm->G_dirty, rm->G_dirty_big, rm->G_synced_small,
+                   rm->G_synced, rm->G_synced_big, rm->G_fold_small, rm->G_fold, rm->G_fold_big);
+            printf("  %-10s %9s %12s %12s %8s %8s\n", "collective", "bytes", "predicted us",
+                   "measured us", "meas/pred", "L after");
             for (int i = 0; i < np; i++)
-                printf("  %-10s %9zu %12.3f %12.3f %8.2f\n", pts[i].name, pts[i].bytes,
-                       pred[i][r] / 1e3, meas[i][r] / 1e3, ratio[i][r]);
+                printf("  %-10s %9zu %12.3f %12.3f %8.2f %8.1f%s\n", pts[i].name, pts[i].bytes,
+                       pred[i][r] / 1e3, meas[i][r] / 1e3, ratio[i][r], L_after[r][i],
+                       kept[i][r] ? "" : "  left out");
         }
-        if (nkept == 0) { /* every round moved: show them all rather than nothing */
-            for (int r = 0; r < rounds; r++)
-                kept[r] = r;
-            nkept = rounds;
-        }
-        printf("\nmedians over %d rounds:\n", nkept);
-        printf("%-10s %5s %9s %12s %12s %8s %8s %10s\n", "collective", "PEs", "bytes",
-               "predicted us", "measured us", "meas/pred", "spread", "vs file");
+        printf("\nmedians over each point's rounds:\n");
+        printf("%-10s %5s %9s %12s %12s %8s %8s %6s %8s\n", "collective", "PEs", "bytes",
+               "predicted us", "measured us", "meas/pred", "spread", "rounds", "vs file");
         int ok = 0, ok_file = 0;
         for (int i = 0; i < np; i++) {
             double q_r[MAX_ROUNDS], m_r[MAX_ROUNDS], p_r[MAX_ROUNDS];
-            for (int j = 0; j < nkept; j++) {
-                q_r[j] = ratio[i][kept[j]];
-                m_r[j] = meas[i][kept[j]];
-                p_r[j] = pred[i][kept[j]];
-            }
+            int n = 0;
+            for (int pass = 0; pass < 2 && n == 0; pass++) /* none settled: all of them */
+                for (int r = 0; r < rounds; r++)
+                    if (pass == 1 || kept[i][r]) {
+                        q_r[n] = ratio[i][r];
+                        m_r[n] = meas[i][r];
+                        p_r[n++] = pred[i][r];
+                    }
             double lo = q_r[0], hi = q_r[0];
-            for (int j = 1; j < nkept; j++) {
+            for (int j = 1; j < n; j++) {
                 lo = q_r[j] < lo ? q_r[j] : lo;
                 hi = q_r[j] > hi ? q_r[j] : hi;
             }
             /* the copies are scratch: the medians may sort them */
-            double q = probe_median(q_r, nkept), mm = probe_median(m_r, nkept);
+            double q = probe_median(q_r, n), mm = probe_median(m_r, n);
             double qf = mm / predict(file, &pts[i], npes);
             ok += within(q);
             ok_file += within(qf);
-            printf("%-10s %5d %9zu %12.2f %12.2f %8.2f %3.2f-%3.2f %10.2f\n", pts[i].name, npes,
-                   pts[i].bytes, probe_median(p_r, nkept) / 1e3, mm / 1e3, q, lo, hi, qf);
+            printf("%-10s %5d %9zu %12.2f %12.2f %8.2f %3.2f-%3.2f %6d %8.2f\n", pts[i].name,
+                   npes, pts[i].bytes, probe_median(p_r, n) / 1e3, mm / 1e3, q, lo, hi, n, qf);
         }
         printf("within 25%%: %d of %d (each round's parameters), %d of %d (the file's)\n", ok,
                np, ok_file, np);

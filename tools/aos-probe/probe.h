@@ -51,11 +51,21 @@ double probe_latest_median(double *elapsed, long samples);
  * round trip between PE 0 and PE 1, `iters` round trips per trial (PE 0's
  * figure is the one to use). */
 double probe_latency(long iters);
+/* Collective when L_seen is not NULL: a check of L (PROBE_CHECK_ITERS
+ * round trips, 1-2 ms here) widening the range L_seen[0]-L_seen[1]. Here
+ * the host at times moves our two virtual CPUs onto one core, or off it
+ * (L near 50 ns against 110-250), often for a second or two: figures
+ * timed across such a move describe neither machine. */
+#define PROBE_CHECK_ITERS 500
+#define PROBE_SETTLED 1.5 /* most over least of the checks: the machine changed */
+void probe_check_latency(double *L_seen);
 /* Measures every parameter of the model but the contention curve, which
  * only a nonzero `contention` measures (m's c and b are kept otherwise);
- * a collective call: every PE ends with PE 0's figures. */
+ * a collective call: every PE ends with PE 0's figures. With L_seen, L is
+ * also checked between the steps (probe_check_latency): L_seen gets the least and
+ * the most of m->L and the checks. */
 enum { PROBE_FULL, PROBE_ROUND, PROBE_QUICK };
-void probe_measure(struct aos__model *m, int effort, int contention);
+void probe_measure(struct aos__model *m, int effort, int contention, double *L_seen);
 /* T(n) = c n + b: n threads of this process updating one cache line. */
 void probe_contention(int quick, double *c, double *b);
 /* Writes the model file (creating its directory); 0 on success. */
