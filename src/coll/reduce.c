@@ -12,15 +12,13 @@
 #include "coll/team.h"
 #include "core/runtime.h"
 
-#define FOLD_CHUNK 8192 /* bytes folded at a time, in a buffer that stays in L1 */
-
 /* dest[lo, hi) (bytes) = fold over the ranks of their source at src_off. */
 static void fold_range(const aos_team_t *t, char *dest, uint64_t src_off, size_t lo, size_t hi,
                        size_t tsize, aos_type_t type, aos_op_t op)
 {
-    alignas(64) unsigned char acc[FOLD_CHUNK];
-    for (size_t at = lo; at < hi; at += FOLD_CHUNK) {
-        size_t len = hi - at < FOLD_CHUNK ? hi - at : FOLD_CHUNK;
+    alignas(64) unsigned char acc[AOS__FOLD_CHUNK];
+    for (size_t at = lo; at < hi; at += AOS__FOLD_CHUNK) {
+        size_t len = hi - at < AOS__FOLD_CHUNK ? hi - at : AOS__FOLD_CHUNK;
         memcpy(acc, aos__team_peer(t, 0, src_off) + at, len);
         for (int r = 1; r < t->size; r++)
             aos__reduce_fold(acc, aos__team_peer(t, r, src_off) + at, len / tsize, type, op);

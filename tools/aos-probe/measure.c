@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "coll/reduce_ops.h"
 #include "probe.h"
 
 static int me;
@@ -226,16 +227,14 @@ static double measure_per_byte(size_t bytes)
  * folds it into an accumulator (a reduction's folds). */
 enum fresh_read { AT_INSTANT, AFTER_SYNC, BOTH_AFTER_SYNC, BOTH_FOLD_AFTER_SYNC };
 
-#define FOLD_ACC 8192 /* bytes folded at a time, as reductions do (src/coll/reduce.c) */
-
 /* Folds (int64 sums) `bytes` of PE pe's symmetric `at` into `local`,
- * FOLD_ACC at a time: the accumulator stays in the L1 cache. */
+ * AOS__FOLD_CHUNK at a time, as reductions do. */
 static void fold_from(int pe, const char *at, size_t bytes)
 {
     void *theirs;
     PROBE_TRY(aos_sym_ptr(at, pe, &theirs));
-    for (size_t off = 0; off < bytes; off += FOLD_ACC) {
-        size_t len = bytes - off < FOLD_ACC ? bytes - off : FOLD_ACC;
+    for (size_t off = 0; off < bytes; off += AOS__FOLD_CHUNK) {
+        size_t len = bytes - off < AOS__FOLD_CHUNK ? bytes - off : AOS__FOLD_CHUNK;
         PROBE_TRY(aos_reduce_local(local, (const char *)theirs + off, len / sizeof(int64_t),
                                    AOS_TYPE_INT64, AOS_OP_SUM));
     }
@@ -248,7 +247,8 @@ static void fold_from(int pe, const char *at, size_t bytes)
  * this machine the two directions are not always alike), and PE 1 copies
  * into the same symmetric buffer, as an in-place broadcast's child does.
  * BOTH_AFTER_SYNC: PE 0 also copies what PE 1 has just written, each into
- * private memory, and a sample lasts until the later is done. */
+ * private memory, and a sample lasts until the later is done;
+ * BOTH_FOLD_AFTER_SYNC: the same, each folding instead (fold_from). */
 static double fresh_copy_ns(size_t bytes, int samples, enum fresh_read how)
 {
     int both = how >= BOTH_AFTER_SYNC;
@@ -309,7 +309,7 @@ static void fresh_per_byte(double *const G[4], const size_t sizes[4], int sample
  * reduction's gather does (when the host runs our two CPUs on one core, two
  * copies at once take three times as long as one; apart, 1.1 times);
  * G_fold for folds both PEs start so, as a reduction's folds do. Most
- * of the time the two agree; at times (docs/foundation.md has our guess
+ * of the time the first two agree; at times (docs/foundation.md has our guess
  * why) the first run twice as fast while the second do not, and so do the
  * collectives that make them. The cost per byte of fresh lines also
  * depends on the size (how far the prefetchers get, which of the writer's
