@@ -2,7 +2,8 @@
  * plan with (src/coll/model.h) and writes the model file; with --predict it
  * also times barrier, broadcast and all-reduce and prints them beside the
  * model's predictions (in N rounds, 9 by default, each measuring the
- * parameters afresh), then the predictions for 16-256 PEs.
+ * parameters afresh; up to 3N while the machine changes under them), then
+ * the predictions for 16-256 PEs.
  *
  *   aosrun -n 2 aos-probe [--predict [--rounds N] [--detail]] [--quick] [--output FILE]
  *

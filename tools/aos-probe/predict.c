@@ -154,6 +154,14 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
         pts[np++] = (struct point){"allreduce", ALLREDUCE, bytes};
     if (rounds > MAX_ROUNDS)
         rounds = MAX_ROUNDS;
+    /* While the host moves our CPUs about, many points are left out
+     * (settled): up to three times the rounds asked for are run until each
+     * point has half of them settled. */
+    int max_rounds = 3 * rounds < MAX_ROUNDS ? 3 * rounds : MAX_ROUNDS;
+    int need = (rounds + 1) / 2, nsettled[MAX_POINTS] = {0};
+    int *more = aos_malloc(sizeof *more);
+    if (more == NULL)
+        exit(1);
     /* Each round's collectives run on a team of their own (the world's
      * members in another slot) and move their data at their own place in
      * the buffers (probe_place): the lines they signal on and copy are a
@@ -162,21 +170,22 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
      * (another team for every call made the small broadcasts 40% slower,
      * another place for every call the 4 KiB all-reduce a third). */
     aos_team_t *teams[MAX_ROUNDS];
-    for (int r = 0; r < rounds; r++)
-        PROBE_TRY(aos_team_split_strided(w, 0, 1, npes, &teams[r]));
     static double meas[MAX_POINTS][MAX_ROUNDS], pred[MAX_POINTS][MAX_ROUNDS],
         ratio[MAX_POINTS][MAX_ROUNDS];
     /* L_seen[r]: the range of L while measuring round r's parameters;
      * L_after[r][i]: L checked right after its point i */
     static double L_seen[MAX_ROUNDS][2], L_after[MAX_ROUNDS][MAX_POINTS];
     static struct aos__model round_model[MAX_ROUNDS];
-    for (int r = 0; r < rounds; r++) {
+    static int kept[MAX_POINTS][MAX_ROUNDS]; /* PE 0's verdicts count */
+    int asked = rounds;
+    for (int r = 0; r < MAX_ROUNDS; r++) {
+        PROBE_TRY(aos_team_split_strided(w, 0, 1, npes, &teams[r]));
         struct aos__model m = *file;
         probe_measure(&m, quick ? PROBE_QUICK : PROBE_ROUND, 0, L_seen[r]);
         aos__model_set(&m); /* the round's collectives plan with its parameters */
         for (int i = 0; i < np; i++) {
             long iters = (pts[i].kind < 0 ? (quick ? 2000 : 20000) : ITERS(pts[i].bytes, quick));
-            iters = iters / rounds > 30 ? iters / rounds : 30;
+            iters = iters / asked > 30 ? iters / asked : 30;
             meas[i][r] = measure(teams[r], &pts[i], iters, a, b, stamps,
                                  probe_place(r, pts[i].bytes, PROBE_BIG));
             pred[i][r] = predict(&m, &pts[i], npes);
@@ -184,6 +193,17 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
             L_after[r][i] = probe_latency(PROBE_CHECK_ITERS);
         }
         round_model[r] = m;
+        *more = r + 1 < asked;
+        for (int i = 0; i < np; i++) {
+            kept[i][r] = settled(L_seen[r], L_after[r], i);
+            nsettled[i] += kept[i][r];
+            *more |= r + 1 < max_rounds && nsettled[i] < need;
+        }
+        PROBE_TRY(aos_broadcast(w, more, more, sizeof *more, 0));
+        if (!*more) {
+            rounds = r + 1;
+            break;
+        }
     }
     aos__model_set(file);
     for (int r = rounds - 1; r >= 0; r--)
@@ -191,10 +211,10 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
     if (me == 0) {
         /* A point's figure in a round whose machine changed under it
          * (settled) is shown but left out of its median. */
-        static int kept[MAX_POINTS][MAX_ROUNDS];
-        printf("\n%d rounds, each measuring the parameters, then every collective once, "
-               "with L checked between steps:\n",
-               rounds);
+        printf("\n%d rounds (%d asked for, more while a point had fewer than %d settled), each "
+               "measuring the parameters, then every collective once, with L checked between "
+               "steps:\n",
+               rounds, asked, need);
         printf("%5s %17s %17s %9s %9s\n", "round", "L measuring", "L after points", "within",
                "left out");
         for (int r = 0; r < rounds; r++) {
@@ -203,7 +223,6 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
             for (int i = 0; i < np; i++) {
                 lo = L_after[r][i] < lo ? L_after[r][i] : lo;
                 hi = L_after[r][i] > hi ? L_after[r][i] : hi;
-                kept[i][r] = settled(L_seen[r], L_after[r], i);
                 ok += kept[i][r] && within(ratio[i][r]);
                 out += !kept[i][r];
             }
@@ -267,6 +286,7 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
                 printf("%-10s %5d %9zu %12.2f\n", only[j].name, sizes[i], only[j].bytes,
                        predict(file, &only[j], sizes[i]) / 1e3);
     }
+    aos_free(more);
     aos_free(stamps);
     aos_free(b);
     aos_free(a);
