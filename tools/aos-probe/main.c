@@ -1,7 +1,7 @@
 /* aos-probe: measures this machine's parameters for the model collectives
  * plan with (src/coll/model.h) and writes the model file; with --predict it
  * also times barrier, broadcast and all-reduce and prints them beside the
- * model's predictions (in N rounds, 9 by default, each measuring the
+ * model's predictions (in N rounds, 15 by default, each measuring the
  * parameters afresh; up to 3N while the machine changes under them), then
  * the predictions for 16-256 PEs.
  *
@@ -67,7 +67,7 @@ int main(int argc, char **argv)
         }
     }
     if (predict)
-        probe_predict(&m, me, npes, quick, rounds > 0 ? rounds : quick ? 2 : 9, detail);
+        probe_predict(&m, me, npes, quick, rounds > 0 ? rounds : quick ? 2 : 15, detail);
     probe_teardown();
     PROBE_TRY(aos_finalize());
     return rc;
