@@ -128,17 +128,173 @@ static int settled(const double *seen, const double *after, int i)
     return hi < PROBE_SETTLED * lo;
 }
 
+/* Every round's figures: point i of round r measured meas[i][r] against
+ * pred[i][r]; kept[i][r] when the round was settled for it (PE 0's
+ * verdict). L_seen[r]: the range of L while measuring round r's
+ * parameters; L_after[r][i]: L checked right after its point i. */
+struct rounds {
+    int n, asked, need; /* rounds run, asked for, settled wanted per point */
+    double meas[MAX_POINTS][MAX_ROUNDS], pred[MAX_POINTS][MAX_ROUNDS],
+        ratio[MAX_POINTS][MAX_ROUNDS];
+    double L_seen[MAX_ROUNDS][2], L_after[MAX_ROUNDS][MAX_POINTS];
+    struct aos__model model[MAX_ROUNDS];
+    int kept[MAX_POINTS][MAX_ROUNDS];
+};
+
 /* Rounds: each measures the parameters afresh (this machine's latencies
  * drift by a fifth or more within minutes, so parameters and collectives
  * timed minutes apart disagree for reasons the model cannot know), then
- * times every collective once. A point's figure is the median over its
- * settled rounds of measured / predicted from that round's parameters;
+ * times every collective once. While the host moves our CPUs about, many
+ * points are left out (settled): up to three times the rounds asked for
+ * are run until each point has half of them settled.
+ *
+ * Each round's collectives run on a team of their own (the world's
+ * members in another slot) and move their data at their own place in the
+ * buffers (probe_place): the lines they signal on and copy are a draw
+ * (docs/foundation.md), and the rounds take several. Within a round the
+ * calls reuse their team and buffers, as a program does (another team for
+ * every call made the small broadcasts 40% slower, another place for every
+ * call the 4 KiB all-reduce a third). */
+static void run_rounds(struct rounds *R, const struct aos__model *file, const struct point *pts,
+                       int np, int npes, int quick, char *a, char *b, double *stamps)
+{
+    aos_team_t *w = aos_team_world(), *teams[MAX_ROUNDS];
+    int max_rounds = 3 * R->asked < MAX_ROUNDS ? 3 * R->asked : MAX_ROUNDS;
+    int nsettled[MAX_POINTS] = {0};
+    int *more = aos_malloc(sizeof *more);
+    if (more == NULL)
+        exit(1);
+    R->need = (R->asked + 1) / 2;
+    for (int r = 0; r < max_rounds; r++) {
+        PROBE_TRY(aos_team_split_strided(w, 0, 1, npes, &teams[r]));
+        struct aos__model m = *file;
+        probe_measure(&m, quick ? PROBE_QUICK : PROBE_ROUND, 0, R->L_seen[r]);
+        aos__model_set(&m); /* the round's collectives plan with its parameters */
+        for (int i = 0; i < np; i++) {
+            long iters = (pts[i].kind < 0 ? (quick ? 2000 : 20000) : ITERS(pts[i].bytes, quick));
+            iters = iters / R->asked > 30 ? iters / R->asked : 30;
+            R->meas[i][r] = measure(teams[r], &pts[i], iters, a, b, stamps,
+                                    probe_place(r, pts[i].bytes, PROBE_BIG));
+            R->pred[i][r] = predict(&m, &pts[i], npes);
+            R->ratio[i][r] = R->meas[i][r] / R->pred[i][r];
+            R->L_after[r][i] = probe_latency(PROBE_CHECK_ITERS);
+        }
+        R->model[r] = m;
+        R->n = r + 1;
+        *more = R->n < R->asked;
+        for (int i = 0; i < np; i++) {
+            R->kept[i][r] = settled(R->L_seen[r], R->L_after[r], i);
+            nsettled[i] += R->kept[i][r];
+            *more |= nsettled[i] < R->need;
+        }
+        PROBE_TRY(aos_broadcast(w, more, more, sizeof *more, 0)); /* PE 0 decides */
+        if (!*more)
+            break;
+    }
+    aos__model_set(file);
+    for (int r = R->n - 1; r >= 0; r--)
+        PROBE_TRY(aos_team_destroy(teams[r]));
+    aos_free(more);
+}
+
+/* Each round's checks and count within 25%; with `detail`, its parameters
+ * and every point. A point's figure in a round whose machine changed under
+ * it (settled) is shown but left out of its median. */
+static void print_rounds(const struct rounds *R, const struct point *pts, int np, int detail)
+{
+    printf("\n%d rounds (%d asked for, more while a point had fewer than %d settled), each "
+           "measuring the parameters, then every collective once, with L checked between "
+           "steps:\n",
+           R->n, R->asked, R->need);
+    printf("%5s %17s %17s %9s %9s\n", "round", "L measuring", "L after points", "within",
+           "left out");
+    for (int r = 0; r < R->n; r++) {
+        double lo = R->L_after[r][0], hi = R->L_after[r][0];
+        int ok = 0, out = 0;
+        for (int i = 0; i < np; i++) {
+            lo = R->L_after[r][i] < lo ? R->L_after[r][i] : lo;
+            hi = R->L_after[r][i] > hi ? R->L_after[r][i] : hi;
+            ok += R->kept[i][r] && within(R->ratio[i][r]);
+            out += !R->kept[i][r];
+        }
+        printf("%5d %8.1f-%-8.1f %8.1f-%-8.1f %5d/%-3d %9d\n", r + 1, R->L_seen[r][0],
+               R->L_seen[r][1], lo, hi, ok, np - out, out);
+    }
+    for (int r = 0; detail && r < R->n; r++) {
+        const struct aos__model *rm = &R->model[r];
+        printf("\nround %d: L %.1f (%.1f-%.1f while measuring), o %.1f (together %.1f), "
+               "fresh line %.1f, per byte fresh at 4/32/256 KiB: %.3f/%.3f/%.3f (synced "
+               "%.3f/%.3f/%.3f, folded %.3f/%.3f/%.3f)\n",
+               r + 1, rm->L, R->L_seen[r][0], R->L_seen[r][1], rm->o, rm->o_together,
+               rm->line_fresh, rm->G_dirty_small, rm->G_dirty, rm->G_dirty_big,
+               rm->G_synced_small, rm->G_synced, rm->G_synced_big, rm->G_fold_small, rm->G_fold,
+               rm->G_fold_big);
+        printf("  %-10s %9s %12s %12s %8s %8s\n", "collective", "bytes", "predicted us",
+               "measured us", "meas/pred", "L after");
+        for (int i = 0; i < np; i++)
+            printf("  %-10s %9zu %12.3f %12.3f %8.2f %8.1f%s\n", pts[i].name, pts[i].bytes,
+                   R->pred[i][r] / 1e3, R->meas[i][r] / 1e3, R->ratio[i][r], R->L_after[r][i],
+                   R->kept[i][r] ? "" : "  left out");
+    }
+}
+
+/* A point's figure: the median over its settled rounds (all of them if
+ * none settled) of measured / predicted from that round's parameters;
  * beside it, the median measurement against the prediction from `file`
  * (the model aos-probe writes, measured before the rounds). */
+static void print_medians(const struct rounds *R, const struct aos__model *file,
+                          const struct point *pts, int np, int npes)
+{
+    printf("\nmedians over each point's rounds:\n");
+    printf("%-10s %5s %9s %12s %12s %8s %8s %6s %8s\n", "collective", "PEs", "bytes",
+           "predicted us", "measured us", "meas/pred", "spread", "rounds", "vs file");
+    int ok = 0, ok_file = 0;
+    for (int i = 0; i < np; i++) {
+        double q_r[MAX_ROUNDS], m_r[MAX_ROUNDS], p_r[MAX_ROUNDS];
+        int n = 0;
+        for (int pass = 0; pass < 2 && n == 0; pass++) /* none settled: all of them */
+            for (int r = 0; r < R->n; r++)
+                if (pass == 1 || R->kept[i][r]) {
+                    q_r[n] = R->ratio[i][r];
+                    m_r[n] = R->meas[i][r];
+                    p_r[n++] = R->pred[i][r];
+                }
+        double lo = q_r[0], hi = q_r[0];
+        for (int j = 1; j < n; j++) {
+            lo = q_r[j] < lo ? q_r[j] : lo;
+            hi = q_r[j] > hi ? q_r[j] : hi;
+        }
+        /* the copies are scratch: the medians may sort them */
+        double q = probe_median(q_r, n), mm = probe_median(m_r, n);
+        double qf = mm / predict(file, &pts[i], npes);
+        ok += within(q);
+        ok_file += within(qf);
+        printf("%-10s %5d %9zu %12.2f %12.2f %8.2f %3.2f-%3.2f %6d %8.2f\n", pts[i].name, npes,
+               pts[i].bytes, probe_median(p_r, n) / 1e3, mm / 1e3, q, lo, hi, n, qf);
+    }
+    printf("within 25%%: %d of %d (each round's parameters), %d of %d (the file's)\n", ok, np,
+           ok_file, np);
+}
+
+static void print_predictions_only(const struct aos__model *file)
+{
+    printf("\npredictions only (one cluster of n PEs, the file's parameters):\n");
+    printf("%-10s %5s %9s %12s\n", "collective", "PEs", "bytes", "predicted us");
+    static const int sizes[] = {16, 32, 64, 128, 256};
+    static const struct point only[] = {{"barrier", -1, 0},
+                                        {"broadcast", BROADCAST, 8},
+                                        {"broadcast", BROADCAST, 1u << 20},
+                                        {"allreduce", ALLREDUCE, 8},
+                                        {"allreduce", ALLREDUCE, 1u << 20}};
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++)
+            printf("%-10s %5d %9zu %12.2f\n", only[j].name, sizes[i], only[j].bytes,
+                   predict(file, &only[j], sizes[i]) / 1e3);
+}
+
 void probe_predict(const struct aos__model *file, int me, int npes, int quick, int rounds,
                    int detail)
 {
-    aos_team_t *w = aos_team_world();
     char *a = aos_malloc(PROBE_BIG), *b = aos_malloc(PROBE_BIG);
     double *stamps = aos_malloc(STAMPS * sizeof *stamps);
     if (a == NULL || b == NULL || stamps == NULL)
@@ -152,141 +308,14 @@ void probe_predict(const struct aos__model *file, int me, int npes, int quick, i
         pts[np++] = (struct point){"broadcast", BROADCAST, bytes};
     for (size_t bytes = 8; bytes <= (1u << 20); bytes *= quick ? 64 : 8)
         pts[np++] = (struct point){"allreduce", ALLREDUCE, bytes};
-    if (rounds > MAX_ROUNDS)
-        rounds = MAX_ROUNDS;
-    /* While the host moves our CPUs about, many points are left out
-     * (settled): up to three times the rounds asked for are run until each
-     * point has half of them settled. */
-    int max_rounds = 3 * rounds < MAX_ROUNDS ? 3 * rounds : MAX_ROUNDS;
-    int need = (rounds + 1) / 2, nsettled[MAX_POINTS] = {0};
-    int *more = aos_malloc(sizeof *more);
-    if (more == NULL)
-        exit(1);
-    /* Each round's collectives run on a team of their own (the world's
-     * members in another slot) and move their data at their own place in
-     * the buffers (probe_place): the lines they signal on and copy are a
-     * draw (docs/foundation.md), and the rounds take several. Within a
-     * round the calls reuse their team and buffers, as a program does
-     * (another team for every call made the small broadcasts 40% slower,
-     * another place for every call the 4 KiB all-reduce a third). */
-    aos_team_t *teams[MAX_ROUNDS];
-    static double meas[MAX_POINTS][MAX_ROUNDS], pred[MAX_POINTS][MAX_ROUNDS],
-        ratio[MAX_POINTS][MAX_ROUNDS];
-    /* L_seen[r]: the range of L while measuring round r's parameters;
-     * L_after[r][i]: L checked right after its point i */
-    static double L_seen[MAX_ROUNDS][2], L_after[MAX_ROUNDS][MAX_POINTS];
-    static struct aos__model round_model[MAX_ROUNDS];
-    static int kept[MAX_POINTS][MAX_ROUNDS]; /* PE 0's verdicts count */
-    int asked = rounds;
-    for (int r = 0; r < MAX_ROUNDS; r++) {
-        PROBE_TRY(aos_team_split_strided(w, 0, 1, npes, &teams[r]));
-        struct aos__model m = *file;
-        probe_measure(&m, quick ? PROBE_QUICK : PROBE_ROUND, 0, L_seen[r]);
-        aos__model_set(&m); /* the round's collectives plan with its parameters */
-        for (int i = 0; i < np; i++) {
-            long iters = (pts[i].kind < 0 ? (quick ? 2000 : 20000) : ITERS(pts[i].bytes, quick));
-            iters = iters / asked > 30 ? iters / asked : 30;
-            meas[i][r] = measure(teams[r], &pts[i], iters, a, b, stamps,
-                                 probe_place(r, pts[i].bytes, PROBE_BIG));
-            pred[i][r] = predict(&m, &pts[i], npes);
-            ratio[i][r] = meas[i][r] / pred[i][r];
-            L_after[r][i] = probe_latency(PROBE_CHECK_ITERS);
-        }
-        round_model[r] = m;
-        *more = r + 1 < asked;
-        for (int i = 0; i < np; i++) {
-            kept[i][r] = settled(L_seen[r], L_after[r], i);
-            nsettled[i] += kept[i][r];
-            *more |= r + 1 < max_rounds && nsettled[i] < need;
-        }
-        PROBE_TRY(aos_broadcast(w, more, more, sizeof *more, 0));
-        if (!*more) {
-            rounds = r + 1;
-            break;
-        }
-    }
-    aos__model_set(file);
-    for (int r = rounds - 1; r >= 0; r--)
-        PROBE_TRY(aos_team_destroy(teams[r]));
+    static struct rounds R;
+    R.asked = rounds < MAX_ROUNDS ? rounds : MAX_ROUNDS;
+    run_rounds(&R, file, pts, np, npes, quick, a, b, stamps);
     if (me == 0) {
-        /* A point's figure in a round whose machine changed under it
-         * (settled) is shown but left out of its median. */
-        printf("\n%d rounds (%d asked for, more while a point had fewer than %d settled), each "
-               "measuring the parameters, then every collective once, with L checked between "
-               "steps:\n",
-               rounds, asked, need);
-        printf("%5s %17s %17s %9s %9s\n", "round", "L measuring", "L after points", "within",
-               "left out");
-        for (int r = 0; r < rounds; r++) {
-            double lo = L_after[r][0], hi = L_after[r][0];
-            int ok = 0, out = 0;
-            for (int i = 0; i < np; i++) {
-                lo = L_after[r][i] < lo ? L_after[r][i] : lo;
-                hi = L_after[r][i] > hi ? L_after[r][i] : hi;
-                ok += kept[i][r] && within(ratio[i][r]);
-                out += !kept[i][r];
-            }
-            printf("%5d %8.1f-%-8.1f %8.1f-%-8.1f %5d/%-3d %9d\n", r + 1, L_seen[r][0],
-                   L_seen[r][1], lo, hi, ok, np - out, out);
-        }
-        for (int r = 0; detail && r < rounds; r++) {
-            const struct aos__model *rm = &round_model[r];
-            printf("\nround %d: L %.1f (%.1f-%.1f while measuring), o %.1f (together %.1f), "
-                   "fresh line %.1f, per byte fresh at 4/32/256 KiB: %.3f/%.3f/%.3f (synced "
-                   "%.3f/%.3f/%.3f, folded %.3f/%.3f/%.3f)\n",
-                   r + 1, rm->L, L_seen[r][0], L_seen[r][1], rm->o, rm->o_together, rm->line_fresh,
-                   rm->G_dirty_small, rm->G_dirty, rm->G_dirty_big, rm->G_synced_small,
-                   rm->G_synced, rm->G_synced_big, rm->G_fold_small, rm->G_fold, rm->G_fold_big);
-            printf("  %-10s %9s %12s %12s %8s %8s\n", "collective", "bytes", "predicted us",
-                   "measured us", "meas/pred", "L after");
-            for (int i = 0; i < np; i++)
-                printf("  %-10s %9zu %12.3f %12.3f %8.2f %8.1f%s\n", pts[i].name, pts[i].bytes,
-                       pred[i][r] / 1e3, meas[i][r] / 1e3, ratio[i][r], L_after[r][i],
-                       kept[i][r] ? "" : "  left out");
-        }
-        printf("\nmedians over each point's rounds:\n");
-        printf("%-10s %5s %9s %12s %12s %8s %8s %6s %8s\n", "collective", "PEs", "bytes",
-               "predicted us", "measured us", "meas/pred", "spread", "rounds", "vs file");
-        int ok = 0, ok_file = 0;
-        for (int i = 0; i < np; i++) {
-            double q_r[MAX_ROUNDS], m_r[MAX_ROUNDS], p_r[MAX_ROUNDS];
-            int n = 0;
-            for (int pass = 0; pass < 2 && n == 0; pass++) /* none settled: all of them */
-                for (int r = 0; r < rounds; r++)
-                    if (pass == 1 || kept[i][r]) {
-                        q_r[n] = ratio[i][r];
-                        m_r[n] = meas[i][r];
-                        p_r[n++] = pred[i][r];
-                    }
-            double lo = q_r[0], hi = q_r[0];
-            for (int j = 1; j < n; j++) {
-                lo = q_r[j] < lo ? q_r[j] : lo;
-                hi = q_r[j] > hi ? q_r[j] : hi;
-            }
-            /* the copies are scratch: the medians may sort them */
-            double q = probe_median(q_r, n), mm = probe_median(m_r, n);
-            double qf = mm / predict(file, &pts[i], npes);
-            ok += within(q);
-            ok_file += within(qf);
-            printf("%-10s %5d %9zu %12.2f %12.2f %8.2f %3.2f-%3.2f %6d %8.2f\n", pts[i].name,
-                   npes, pts[i].bytes, probe_median(p_r, n) / 1e3, mm / 1e3, q, lo, hi, n, qf);
-        }
-        printf("within 25%%: %d of %d (each round's parameters), %d of %d (the file's)\n", ok,
-               np, ok_file, np);
-        printf("\npredictions only (one cluster of n PEs, the file's parameters):\n");
-        printf("%-10s %5s %9s %12s\n", "collective", "PEs", "bytes", "predicted us");
-        static const int sizes[] = {16, 32, 64, 128, 256};
-        static const struct point only[] = {{"barrier", -1, 0},
-                                            {"broadcast", BROADCAST, 8},
-                                            {"broadcast", BROADCAST, 1u << 20},
-                                            {"allreduce", ALLREDUCE, 8},
-                                            {"allreduce", ALLREDUCE, 1u << 20}};
-        for (int i = 0; i < 5; i++)
-            for (int j = 0; j < 5; j++)
-                printf("%-10s %5d %9zu %12.2f\n", only[j].name, sizes[i], only[j].bytes,
-                       predict(file, &only[j], sizes[i]) / 1e3);
+        print_rounds(&R, pts, np, detail);
+        print_medians(&R, file, pts, np, npes);
+        print_predictions_only(file);
     }
-    aos_free(more);
     aos_free(stamps);
     aos_free(b);
     aos_free(a);
