@@ -4,6 +4,7 @@
  * closing sync keeps the sources unchanged until all have copied. */
 #include <stdint.h>
 
+#include "arch/copy.h"
 #include "coll/team.h"
 #include "core/runtime.h"
 #include "rma/block_copy.h"
@@ -56,7 +57,7 @@ static int alltoall_run(aos_team_t *team, void *dest, const void *source, size_t
         char *to = (char *)dest + r * nelems * dst * esize;
         const char *from = aos__team_peer(team, (int)r, src_off) + me * nelems * sst * esize;
         if (dst == 1 && sst == 1)
-            memcpy(to, from, nelems * esize);
+            aos__copy(to, from, nelems * esize);
         else
             aos__block_copy(to, b.local_stride, from, b.remote_stride, &b);
     }

@@ -304,7 +304,7 @@ int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbyte
         return AOS_ERR_OVERLAP;
     if (nbytes == 0 || team->size == 1) {
         if (team->me == root && dest != source)
-            memcpy(dest, source, nbytes);
+            aos__copy(dest, source, nbytes);
         return AOS_OK;
     }
     plan_for(team, nbytes, root);
@@ -318,7 +318,7 @@ int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbyte
         if (rc == AOS_OK && help && team->tree.nleaves > 0)
             rc = push_shares(team, source, dest_off, nbytes, chunk, base, 0, nchunks);
         if (rc == AOS_OK && dest != source)
-            memcpy(dest, source, nbytes);
+            aos__copy(dest, source, nbytes);
     } else {
         if (help && team->tree.nchildren == 0) /* my parent may write my buffer from now */
             rc = aos__team_signal(team, team->tree.parent, AOS__SLOT_ENTER(team->me), base + 1);

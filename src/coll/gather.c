@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "arch/copy.h"
 #include "coll/team.h"
 #include "core/runtime.h"
 
@@ -38,13 +39,13 @@ int aos_fcollect(aos_team_t *team, void *dest, const void *source, size_t nbytes
         const struct aos__xchg_entry *all;
         rc = aos__team_exchange(team, source, nbytes, &all);
         for (int r = 0; rc == AOS_OK && r < team->size; r++)
-            memcpy((char *)dest + (size_t)r * nbytes, all[r].data, nbytes);
+            aos__copy((char *)dest + (size_t)r * nbytes, all[r].data, nbytes);
         return rc;
     }
     rc = aos__team_sync(team);
     for (int i = 0; rc == AOS_OK && i < team->size; i++) {
         int r = (team->me + i) % team->size;
-        memcpy((char *)dest + (size_t)r * nbytes, aos__team_peer(team, r, src_off), nbytes);
+        aos__copy((char *)dest + (size_t)r * nbytes, aos__team_peer(team, r, src_off), nbytes);
     }
     return rc != AOS_OK ? rc : aos__team_sync(team);
 }
@@ -86,7 +87,7 @@ int aos_collect(aos_team_t *team, void *dest, const void *source, size_t nbytes)
     size_t off = 0;
     for (int r = 0; rc == AOS_OK && r < team->size; r++) {
         memcpy(lens, all[r].data, sizeof lens);
-        memcpy((char *)dest + off, aos__team_peer(team, r, lens[2]), (size_t)lens[0]);
+        aos__copy((char *)dest + off, aos__team_peer(team, r, lens[2]), (size_t)lens[0]);
         off += (size_t)lens[0];
     }
     return rc != AOS_OK ? rc : aos__team_sync(team);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "arch/copy.h"
 #include "coll/reduce_ops.h"
 #include "coll/team.h"
 #include "core/runtime.h"
@@ -19,10 +20,10 @@ static void fold_range(const aos_team_t *t, char *dest, uint64_t src_off, size_t
     alignas(64) unsigned char acc[AOS__FOLD_CHUNK];
     for (size_t at = lo; at < hi; at += AOS__FOLD_CHUNK) {
         size_t len = hi - at < AOS__FOLD_CHUNK ? hi - at : AOS__FOLD_CHUNK;
-        memcpy(acc, aos__team_peer(t, 0, src_off) + at, len);
+        aos__copy(acc, aos__team_peer(t, 0, src_off) + at, len);
         for (int r = 1; r < t->size; r++)
             aos__reduce_fold(acc, aos__team_peer(t, r, src_off) + at, len / tsize, type, op);
-        memcpy(dest + at, acc, len); /* after the reads: dest may be my source */
+        aos__copy(dest + at, acc, len); /* after the reads: dest may be my source */
     }
 }
 
@@ -96,7 +97,7 @@ int aos_allreduce(aos_team_t *team, void *dest, const void *source, size_t count
     for (int i = 1; i < team->size; i++) {
         int r = (team->me + i) % team->size; /* spread the readers over the owners */
         slice_of(team, r, count, a.tsize, &lo, &hi);
-        memcpy((char *)dest + lo, aos__team_peer(team, r, a.dest_off) + lo, hi - lo);
+        aos__copy((char *)dest + lo, aos__team_peer(team, r, a.dest_off) + lo, hi - lo);
     }
     return aos__team_sync(team); /* nobody reads my buffers any more */
 }

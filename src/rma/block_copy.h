@@ -5,9 +5,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "aos.h"
+#include "arch/copy.h"
 
 /* Bytes spanned on one side: (count0-1)*stride0 + (count1-1)*stride1 + run.
  * AOS_ERR_SIZE on overflow; a block with a zero count or run spans 0. */
@@ -22,7 +22,7 @@ static inline void aos__block_copy(char *dst, const size_t dst_stride[2], const 
         char *d = dst + p * dst_stride[1];
         const char *s = src + p * src_stride[1];
         for (size_t r = 0; r < b->count[0]; r++)
-            memcpy(d + r * dst_stride[0], s + r * src_stride[0], b->run);
+            aos__copy(d + r * dst_stride[0], s + r * src_stride[0], b->run);
     }
 }
 
