@@ -37,6 +37,12 @@
     X(G_fold, "per_byte_fold_ns", 0.2, "the same for 32 KiB")                              \
     X(G_fold_big, "per_byte_fold_big_ns", 0.1, "the same for 256 KiB")                    \
     X(G_fold_huge, "per_byte_fold_huge_ns", 0.2, "the same for cache_bytes")              \
+    X(G_reclaim_small, "per_byte_reclaim_small_ns", 0.05,                                   \
+      "writing 4 KiB another PE has read since it was last written, per byte beyond "      \
+      "writing it held alone (as a reduction's fold rewrites the slice others copied)")    \
+    X(G_reclaim, "per_byte_reclaim_ns", 0.05, "the same for 32 KiB")                       \
+    X(G_reclaim_big, "per_byte_reclaim_big_ns", 0.05, "the same for 256 KiB")             \
+    X(G_reclaim_huge, "per_byte_reclaim_huge_ns", 0.05, "the same for cache_bytes")       \
     X(G_coop, "per_byte_coop_ns", 0.1,                                                     \
       "256 KiB just written: the reader gets half while its writer puts half, per byte each") \
     X(G_coop_huge, "per_byte_coop_huge_ns", 0.2, "the same for cache_bytes")              \

@@ -90,6 +90,16 @@ static double fresh_per_byte(const struct aos__model *m, double bytes, enum fres
     return log_interp(at, G[how], 4, bytes);
 }
 
+/* Per byte of writing `bytes` that other PEs have read since they were
+ * last written, beyond writing them held alone: measured at the same four
+ * sizes. */
+static double reclaim_per_byte(const struct aos__model *m, double bytes)
+{
+    const double at[4] = {4096.0, 32768.0, 262144.0, cache_point(m)};
+    const double G[4] = {m->G_reclaim_small, m->G_reclaim, m->G_reclaim_big, m->G_reclaim_huge};
+    return log_interp(at, G, 4, bytes);
+}
+
 /* Per byte each side moves when a writer puts part of `bytes` it has just
  * written into a reader that gets the rest (a helped broadcast level):
  * measured at 256 KiB and the cache's size. */
@@ -252,10 +262,14 @@ static double allreduce_moves(const struct aos__model *m, int n, size_t bytes)
      * the last to arrive also fetches the flag its partner wrote (a fresh
      * line); each PE folds its slice of every source (its own from its
      * cache, the others just written by their owners; each line is read by
-     * its slice's owner alone), then copies the other slices, which their
-     * owners have just written and n - 1 PEs read at once */
+     * its slice's owner alone) and writes the result into its slice of
+     * dest, which the others copied at the last call (a program's next
+     * all-reduce into the same buffer: each line is taken back from their
+     * caches), then copies the other slices, which their owners have just
+     * written and n - 1 PEs read at once */
     double piece = s / n, others = (n - 1) * piece;
-    double fold = piece * G + fresh_copy(m, others, fresh_per_byte(m, piece, FRESH_FOLD));
+    double fold = piece * (G + reclaim_per_byte(m, piece)) +
+                  fresh_copy(m, others, fresh_per_byte(m, piece, FRESH_FOLD));
     double gather = fresh_copy(m, others, fresh_per_byte(m, piece, FRESH_SYNCED)) *
                     contention(m, n - 1);
     return 3.0 * (aos__model_predict_barrier(m, n) + m->line_fresh) + fold + gather;

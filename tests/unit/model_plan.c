@@ -13,7 +13,8 @@
 /* Signals 100 ns (20 of them the sender's; 30 while another PE issues its
  * own, as members entering a collective do), a fresh line 50 ns and 0.1 ns
  * per further fresh byte (0.2 when the copy starts right after a sync, as a
- * reduction's do, 0.25 folded then), contention growing linearly (f(k) = k). */
+ * reduction's do, 0.25 folded then), 0.03 more per byte written over lines
+ * another PE has read, contention growing linearly (f(k) = k). */
 static struct aos__model simple(void)
 {
     struct aos__model m;
@@ -24,6 +25,7 @@ static struct aos__model simple(void)
     m.G_synced_small = m.G_synced = m.G_synced_big = m.G_synced_huge = 0.2;
     m.G_coop = m.G_coop_huge = 0.05;
     m.G_fold_small = m.G_fold = m.G_fold_big = m.G_fold_huge = 0.25;
+    m.G_reclaim_small = m.G_reclaim = m.G_reclaim_big = m.G_reclaim_huge = 0.03;
     m.cache = 1e9, m.c = 10, m.b = 0;
     return m;
 }
@@ -51,9 +53,11 @@ int main(void)
     CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 8), 30.0 + 50.0 + 100.0 + 50.0 + 0.16));
     CHECK(NEAR(aos__model_predict_allreduce(&m, 1, 1000), 30.0 + 1000 * 0.02));
     /* 64 KiB on 2 PEs (slices of 32 KiB): the entry, three syncs of a barrier and a
-     * fresh line; fold = my slice (32768 x 0.02) + the other's (50 +
+     * fresh line; fold = my slice (32768 x 0.02) written back over lines the
+     * other copied at the last call (32768 x 0.03) + the other's (50 +
      * 32704 x 0.25, folded after a sync); gather = 50 + 32704 x 0.2. */
-    double slices = 30.0 + 3 * 150.0 + 32768 * 0.02 + (50 + 32704 * 0.25) + (50 + 32704 * 0.2);
+    double slices = 30.0 + 3 * 150.0 + 32768 * (0.02 + 0.03) + (50 + 32704 * 0.25) +
+                    (50 + 32704 * 0.2);
     CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 65536), slices));
 
     /* Broadcast of 1000 B to one child: the entry, one chunk, signal +

@@ -1,9 +1,11 @@
 /* The model's parameters, measured between PE 0 and PE 1 (everyone else
  * only takes part in the barriers). */
+#include <stdalign.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "arch/copy.h"
 #include "coll/reduce_ops.h"
 #include "probe.h"
 
@@ -277,6 +279,63 @@ static double fresh_copy_ns(size_t bytes, int samples, enum fresh_read how)
     return probe_latest_median(stamps, samples);
 }
 
+/* One member's fold in a reduction, timed from a sync: PE 0 and PE 1
+ * have each just written `bytes` of source (bigbuf), and each folds the
+ * other's into a copy of its own, AOS__FOLD_CHUNK at a time in a buffer on
+ * the stack, writing each chunk's result into its dest (the upper half of
+ * bigbuf), as reduce.c's fold_range does. `reclaim`: each has just copied
+ * the other's dest first, as every member copies the others' slices at the
+ * end of an all-reduce, so each line of dest must be taken back from the
+ * other's cache; else each has just written its own dest. A collective
+ * call: PE 0 and PE 1 get their time, the others 0. */
+static double reduce_fold_ns(size_t bytes, int value, int reclaim)
+{
+    char *src = bigbuf, *dest = bigbuf + PROBE_BIG / 2;
+    alignas(64) unsigned char acc[AOS__FOLD_CHUNK];
+    double elapsed = 0.0;
+    if (me <= 1) {
+        memset(src, value, bytes);
+        if (reclaim)
+            PROBE_TRY(aos_getmem(1 - me, local, dest, bytes, NULL));
+        else
+            memset(dest, value, bytes);
+    }
+    PROBE_TRY(aos_barrier_all()); /* both are ready */
+    double start = probe_now_ns();
+    if (me <= 1) {
+        void *theirs;
+        PROBE_TRY(aos_sym_ptr(src, 1 - me, &theirs));
+        for (size_t off = 0; off < bytes; off += AOS__FOLD_CHUNK) {
+            size_t len = bytes - off < AOS__FOLD_CHUNK ? bytes - off : AOS__FOLD_CHUNK;
+            aos__copy(acc, src + off, len);
+            PROBE_TRY(aos_reduce_local(acc, (const char *)theirs + off, len / sizeof(int64_t),
+                                       AOS_TYPE_INT64, AOS_OP_SUM));
+            aos__copy(dest + off, acc, len);
+        }
+        elapsed = probe_now_ns() - start;
+    }
+    PROBE_TRY(aos_barrier_all()); /* both are done before either writes again */
+    return elapsed;
+}
+
+/* G_reclaim: per byte, what a reduction's fold loses by writing into dest
+ * lines the other PE copied since (reduce_fold_ns with and without, one
+ * right after the other in each sample, as the host here changes the
+ * machine under us every few milliseconds). Here at 32 KiB a fold inside
+ * aos_allreduce took 1.8-2.6 times as long so (0.07-0.22 ns/B more, as
+ * the host ran our CPUs). */
+static double reclaim_per_byte(size_t bytes, int samples)
+{
+    if (bytes > PROBE_BIG / 2)
+        bytes = PROBE_BIG / 2;
+    for (int i = 0; i < samples; i++) {
+        double with = reduce_fold_ns(bytes, i, 1);
+        stamps[i] = with - reduce_fold_ns(bytes, i, 0);
+    }
+    double extra = probe_latest_median(stamps, samples);
+    return (extra > 0 ? extra : 0) / (double)bytes;
+}
+
 /* The largest copy the per-byte costs are measured at: the cache's size
  * (cache_bytes), within the buffer. */
 static size_t cache_copy_bytes(const struct aos__model *m)
@@ -308,7 +367,9 @@ static void fresh_per_byte(double *const G[4], const size_t sizes[4], int sample
  * starts; G_synced for copies both PEs start right after a sync, as a
  * reduction's gather does (when the host runs our two CPUs on one core, two
  * copies at once take three times as long as one; apart, 1.1 times);
- * G_fold for folds both PEs start so, as a reduction's folds do. Most
+ * G_fold for folds both PEs start so, as a reduction's folds do;
+ * G_reclaim for what such a fold loses when it writes into lines the other
+ * PE copied since (reclaim_per_byte). Most
  * of the time the first two agree; at times (docs/foundation.md has our guess
  * why) the first run twice as fast while the second do not, and so do the
  * collectives that make them. The cost per byte of fresh lines also
@@ -330,6 +391,11 @@ static void measure_fresh(struct aos__model *m, int samples, double *L_seen)
     fresh_per_byte(synced, sizes, samples, BOTH_AFTER_SYNC);
     probe_check_latency(L_seen);
     fresh_per_byte(folded, sizes, samples, BOTH_FOLD_AFTER_SYNC);
+    probe_check_latency(L_seen);
+    double *const reclaimed[4] = {&m->G_reclaim_small, &m->G_reclaim, &m->G_reclaim_big,
+                                  &m->G_reclaim_huge};
+    for (int i = 0; i < 4; i++)
+        *reclaimed[i] = reclaim_per_byte(sizes[i], samples);
 }
 
 /* The cooperative copy a broadcast parent and its leaf run (broadcast.c):
