@@ -51,6 +51,15 @@ void aos__bell_ring(struct aos__bell *b, uint64_t lo, uint64_t hi, int wake_all)
         aos__futex_wake_one(&b->doorbell);
 }
 
+/* Spinning polls this many times per CPU pause. A pause takes 29 ns on an
+ * AMD EPYC (Zen 3) and about 40 on recent Intel cores, and a word that
+ * changes during one is seen only after it: with a pause before every poll
+ * a 2-PE broadcast of 8 bytes took 190-200 ns, with one every 8 polls
+ * 168-170 (barrier 99 -> 94 ns, 8-byte all-reduce 148-153 -> 137-138;
+ * interleaved in one run). A poll costs a few loads, so the core still
+ * pauses every 50-100 ns. */
+#define AOS__POLLS_PER_PAUSE 8
+
 /* Internal: the sleeper served RPCs; callers are active, spin again. */
 #define SERVED 1
 
@@ -96,7 +105,8 @@ int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
     do { /* again after sleeping, when woken to serve RPCs */
         uint64_t served = aos__handlers_run_here;
         for (uint64_t i = 0; i < aos__rt.cfg.spin_count; i++) {
-            aos__cpu_relax();
+            if (i % AOS__POLLS_PER_PAUSE == AOS__POLLS_PER_PAUSE - 1)
+                aos__cpu_relax();
             if (poll_ready(ready, ctx))
                 return AOS_OK;
             if (aos__handlers_run_here != served) { /* serving RPCs: callers are active */
