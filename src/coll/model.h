@@ -41,6 +41,7 @@
       "writing 4 KiB another PE has read since it was last written, per byte beyond "      \
       "writing it held alone (as a reduction's fold rewrites the slice others copied)")    \
     X(G_reclaim, "per_byte_reclaim_ns", 0.05, "the same for 32 KiB")                       \
+    X(G_reclaim_mid, "per_byte_reclaim_mid_ns", 0.05, "the same for 128 KiB")             \
     X(G_reclaim_big, "per_byte_reclaim_big_ns", 0.05, "the same for 256 KiB")             \
     X(G_reclaim_huge, "per_byte_reclaim_huge_ns", 0.05, "the same for cache_bytes")       \
     X(G_coop, "per_byte_coop_ns", 0.1,                                                     \

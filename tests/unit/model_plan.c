@@ -25,7 +25,7 @@ static struct aos__model simple(void)
     m.G_synced_small = m.G_synced = m.G_synced_big = m.G_synced_huge = 0.2;
     m.G_coop = m.G_coop_huge = 0.05;
     m.G_fold_small = m.G_fold = m.G_fold_big = m.G_fold_huge = 0.25;
-    m.G_reclaim_small = m.G_reclaim = m.G_reclaim_big = m.G_reclaim_huge = 0.03;
+    m.G_reclaim_small = m.G_reclaim = m.G_reclaim_mid = m.G_reclaim_big = m.G_reclaim_huge = 0.03;
     m.cache = 1e9, m.c = 10, m.b = 0;
     return m;
 }

@@ -392,10 +392,11 @@ static void measure_fresh(struct aos__model *m, int samples, double *L_seen)
     probe_check_latency(L_seen);
     fresh_per_byte(folded, sizes, samples, BOTH_FOLD_AFTER_SYNC);
     probe_check_latency(L_seen);
-    double *const reclaimed[4] = {&m->G_reclaim_small, &m->G_reclaim, &m->G_reclaim_big,
-                                  &m->G_reclaim_huge};
-    for (int i = 0; i < 4; i++)
-        *reclaimed[i] = reclaim_per_byte(sizes[i], samples);
+    const size_t reclaim_sizes[5] = {sizes[0], sizes[1], 128u << 10, sizes[2], sizes[3]};
+    double *const reclaimed[5] = {&m->G_reclaim_small, &m->G_reclaim, &m->G_reclaim_mid,
+                                  &m->G_reclaim_big, &m->G_reclaim_huge};
+    for (int i = 0; i < 5; i++)
+        *reclaimed[i] = reclaim_per_byte(reclaim_sizes[i], samples);
 }
 
 /* The cooperative copy a broadcast parent and its leaf run (broadcast.c):
