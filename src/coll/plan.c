@@ -21,10 +21,10 @@
  * the slowest stage for each further one: the time until the last leaf has
  * the data; then the leaf signals its acknowledgement and returns (o), and
  * its parent returns once the acknowledgement has come over: L from the
- * start of the leaf's signal, as L counts the signaller's overhead. (Until
- * this was L - o, or o where that was longer, after the leaf's call: on an
- * AMD EPYC host 8-4096 B broadcasts took 1.2-1.45 times the prediction so,
- * 1.0-1.25 with L.) From AOS__HELP_BYTES up, the last level's
+ * start of the leaf's signal, as L counts the signaller's overhead. (It
+ * was priced as L - o after the leaf's call, or o where that was longer,
+ * until on an AMD EPYC host 8-4096 B broadcasts took 1.2-1.45 times the
+ * prediction so; 1.0-1.25 with L.) From AOS__HELP_BYTES up, the last level's
  * copy shrinks to k / (k + 1) of a chunk at G_coop: the parent writes a
  * share into its leaves while they read the rest (broadcast.c), both cores
  * copying.
