@@ -15,9 +15,9 @@
  *   child -> parent : ack word of the child's rank in the parent's slot =
  *                     base + nchunks once it has read everything
  *
- * From AOS__HELP_BYTES up, a parent, idle while its children read, writes
- * a share of each chunk into its leaf children's buffers itself while they
- * read the rest (help_share: each child reads as much as the parent writes
+ * Where the plan says so (the model's choice, for large data), a parent,
+ * idle while its children read, writes a share of each chunk into its leaf
+ * children's buffers itself while they read the rest (help_share: each child reads as much as the parent writes
  * into each child), so that both sides' cores copy:
  *
  *   child -> parent : enter word of the child's rank in the parent's slot =
@@ -177,9 +177,10 @@ static void plan_for(aos_team_t *t, size_t nbytes, int root)
                               &t->plan);
         const int *lk = t->plan.leader_fanout, *ik = t->plan.inner_fanout;
         aos__debug("broadcast %zu B over %d PEs in %d clusters: fan-outs across %d,%d,... "
-                   "inside %d,%d,..., chunk %zu, predicted %.0f ns",
+                   "inside %d,%d,..., chunk %zu%s, predicted %.0f ns",
                    nbytes, t->size, t->nclusters, lk[0], lk[0] ? lk[1] : 0, ik[0],
-                   ik[0] ? ik[1] : 0, t->plan.chunk, t->plan.predicted_ns);
+                   ik[0] ? ik[1] : 0, t->plan.chunk, t->plan.help ? ", helped" : "",
+                   t->plan.predicted_ns);
         t->plan_bytes = nbytes;
         t->plan_model = aos__model_generation();
         t->tree.root = -1;
@@ -206,8 +207,8 @@ static void chunk_range(uint64_t c, size_t chunk, size_t nbytes, size_t *lo, siz
 }
 
 /* The tail of a chunk of len bytes that a parent with `leaves` leaf children
- * writes into each of them while they read the rest (AOS__HELP_BYTES and
- * up): as much as each child reads, in whole lines. */
+ * writes into each of them while they read the rest (a helped plan): as
+ * much as each child reads, in whole lines. */
 static size_t help_share(size_t len, int leaves)
 {
     return leaves > 0 ? (len / (size_t)(leaves + 1)) & ~(size_t)(AOS__LINE - 1) : 0;
@@ -312,7 +313,7 @@ int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbyte
     uint64_t nchunks = (nbytes + chunk - 1) / chunk;
     uint64_t base = team->seq;
     team->seq += nchunks;
-    int help = nbytes >= AOS__HELP_BYTES;
+    int help = team->plan.help;
     if (team->me == root) {
         rc = signal_children(team, base + nchunks);
         if (rc == AOS_OK && help && team->tree.nleaves > 0)

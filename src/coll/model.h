@@ -85,6 +85,7 @@ struct aos__bcast_plan {
     int leader_fanout[AOS__PLAN_LEVELS + 1];
     int inner_fanout[AOS__PLAN_LEVELS + 1];
     size_t chunk;
+    int help; /* parents write a share of each chunk into their leaf children */
     double predicted_ns;
 };
 
@@ -97,5 +98,10 @@ double aos__model_per_byte(const struct aos__model *m, double bytes);
 /* Predicted time of one collective on a team of n PEs in one cluster. */
 double aos__model_predict_barrier(const struct aos__model *m, int n);
 double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t bytes);
+/* The all-reduce algorithm with the least predicted time (its time in
+ * *predicted_ns): 1 for the exchange (only up to AOS__XCHG_BYTES), 0 for
+ * slices. */
+int aos__model_plan_allreduce(const struct aos__model *m, int n, size_t bytes,
+                              double *predicted_ns);
 
 #endif

@@ -24,10 +24,16 @@
  * start of the leaf's signal, as L counts the signaller's overhead. (It
  * was priced as L - o after the leaf's call, or o where that was longer,
  * until on an AMD EPYC host 8-4096 B broadcasts took 1.2-1.45 times the
- * prediction so; 1.0-1.25 with L.) From AOS__HELP_BYTES up, the last level's
- * copy shrinks to k / (k + 1) of a chunk at G_coop: the parent writes a
- * share into its leaves while they read the rest (broadcast.c), both cores
- * copying.
+ * prediction so; 1.0-1.25 with L.) With help, the last level's copy
+ * shrinks to k / (k + 1) of a chunk at G_coop: the parent writes a share
+ * into its leaves while they read the rest (broadcast.c), both cores
+ * copying, and the parent then signals each leaf that its share is in (o
+ * each). Whether to help is the planner's choice too, from
+ * AOS__HELP_MIN_BYTES up, as are the fan-outs and the chunk. (On an AMD
+ * EPYC host, 2 PEs, helped against unhelped in one run: 0.97, 0.83, 0.70
+ * and 0.64 times as long at 4, 8, 16 and 64 KiB just written by the root;
+ * 1.18, 1.09, 0.92 and 0.63 for data the root had not touched since the
+ * last call. Helping began at a fixed 64 KiB until then.)
  *
  * A broadcast or reduction call first checks its arguments and locates
  * its buffers (30-45 ns here, timed inside the calls, before the first
@@ -137,7 +143,7 @@ struct search {
     double G;           /* per byte of data its owner has just written */
     double Gc;          /* per byte of a helped copy (parent writes, child reads) */
     double nchunks;
-    int help;           /* parents write a share into leaf children (AOS__HELP_BYTES) */
+    int help;           /* parents write a share into leaf children */
     int k[AOS__PLAN_LEVELS];
     int best_k[AOS__PLAN_LEVELS + 1];
     double best;
@@ -151,8 +157,10 @@ static double tree_cost(const struct search *S, const int *k, int d)
     for (int i = 0; i < d; i++) {
         double copy = fresh_copy(m, S->s, S->G) * contention(m, k[i]);
         if (S->help && i == d - 1) /* leaves read k / (k + 1) of a chunk while the parent
-                                    * writes as much, 1 / (k + 1) into each */
-            copy = fresh_copy(m, S->s * k[i] / (k[i] + 1.0), S->Gc) * contention(m, k[i]);
+                                    * writes as much, 1 / (k + 1) into each, then
+                                    * tells each that its share is in */
+            copy = fresh_copy(m, S->s * k[i] / (k[i] + 1.0), S->Gc) * contention(m, k[i]) +
+                   k[i] * m->o;
         double stage = (k[i] - 1) * m->o + m->L + copy;
         sum += stage;
         worst = stage > worst ? stage : worst;
@@ -183,16 +191,17 @@ static void search_from(struct search *S, int depth, long covered, long width, i
     }
 }
 
-/* Best fan-outs to reach n PEs with chunks of s bytes; returns the cost. */
-static double best_tree(const struct aos__model *m, int n, double s, double nchunks, int *out)
+/* Best fan-outs to reach n PEs with chunks of s bytes, parents helping
+ * their leaves or not; returns the cost. */
+static double best_tree(const struct aos__model *m, int n, double s, double nchunks, int help,
+                        int *out)
 {
     out[0] = 0;
     if (n <= 1)
         return 0.0;
     struct search S = {.m = m, .n = n, .s = s, .nchunks = nchunks, .best = INFINITY,
                        .G = fresh_per_byte(m, s * nchunks, FRESH_COPY),
-                       .Gc = coop_per_byte(m, s * nchunks),
-                       .help = s * nchunks >= (double)AOS__HELP_BYTES};
+                       .Gc = coop_per_byte(m, s * nchunks), .help = help};
     int kmax = n - 1 < 32 ? n - 1 : 32;
     search_from(&S, 0, 1, 1, kmax);
     for (int i = 0; i <= AOS__PLAN_LEVELS; i++) {
@@ -210,7 +219,9 @@ void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int
                                     256u << 10, 512u << 10};
     plan->predicted_ns = INFINITY;
     plan->chunk = bytes > 0 ? bytes : 1;
+    plan->help = 0;
     plan->leader_fanout[0] = plan->inner_fanout[0] = 0;
+    int can_help = bytes >= AOS__HELP_MIN_BYTES;
     for (size_t i = 0; i <= sizeof chunks / sizeof chunks[0]; i++) {
         size_t chunk = i < sizeof chunks / sizeof chunks[0] ? chunks[i] : bytes;
         if (chunk == 0 || (chunk > bytes && i < sizeof chunks / sizeof chunks[0]))
@@ -218,15 +229,19 @@ void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int
         double nchunks = ceil((double)bytes / (double)chunk);
         if (nchunks < 1.0)
             nchunks = 1.0;
-        int lead[AOS__PLAN_LEVELS + 1], inner[AOS__PLAN_LEVELS + 1];
-        double t = best_tree(m, nclusters, (double)chunk, nchunks, lead) +
-                   best_tree(m, n > cluster_max ? cluster_max : n, (double)chunk, nchunks, inner);
-        if (t < plan->predicted_ns) {
-            plan->predicted_ns = t;
-            plan->chunk = chunk;
-            for (int l = 0; l <= AOS__PLAN_LEVELS; l++) {
-                plan->leader_fanout[l] = lead[l];
-                plan->inner_fanout[l] = inner[l];
+        for (int help = 0; help <= can_help; help++) {
+            int lead[AOS__PLAN_LEVELS + 1], inner[AOS__PLAN_LEVELS + 1];
+            double t = best_tree(m, nclusters, (double)chunk, nchunks, help, lead) +
+                       best_tree(m, n > cluster_max ? cluster_max : n, (double)chunk, nchunks,
+                                 help, inner);
+            if (t < plan->predicted_ns) {
+                plan->predicted_ns = t;
+                plan->chunk = chunk;
+                plan->help = help;
+                for (int l = 0; l <= AOS__PLAN_LEVELS; l++) {
+                    plan->leader_fanout[l] = lead[l];
+                    plan->inner_fanout[l] = inner[l];
+                }
             }
         }
     }
@@ -241,38 +256,54 @@ double aos__model_predict_barrier(const struct aos__model *m, int n)
     return rounds * m->L; /* L counts the signaller's overhead */
 }
 
-/* An all-reduce after its entry: moving and folding the data. */
-static double allreduce_moves(const struct aos__model *m, int n, size_t bytes)
+/* An all-reduce by the exchange, after its entry: push into n - 1 PEs'
+ * entries (lines they read last), signal, and once all have arrived copy
+ * mine and fold the n - 1 others. */
+static double exchange_moves(const struct aos__model *m, int n, double s)
 {
-    double s = (double)bytes;
-    if (n <= 1)
-        return s * m->G;
-    double G = aos__model_per_byte(m, s);
-    if (bytes <= AOS__XCHG_BYTES) { /* the exchange: push into n - 1 PEs' entries (lines
-                                     * they read last), signal, and once all have
-                                     * arrived copy mine and fold the n - 1 others */
-        return fresh_copy(m, (n - 1) * s, fresh_per_byte(m, s, FRESH_SYNCED)) +
-               (n - 2) * m->o_together + m->L +
-               fresh_copy(m, (n - 1) * s, fresh_per_byte(m, s, FRESH_FOLD)) + s * G;
-    }
-    /* slices: three syncs, each between phases that moved other lines, so
-     * the last to arrive also fetches the flag its partner wrote (a fresh
-     * line); each PE folds its slice of every source (its own from its
-     * cache, the others just written by their owners; each line is read by
-     * its slice's owner alone) and writes the result into its slice of
-     * dest, which the others copied at the last call (a program's next
-     * all-reduce into the same buffer: each line is taken back from their
-     * caches), then copies the other slices, which their owners have just
-     * written and n - 1 PEs read at once */
+    return fresh_copy(m, (n - 1) * s, fresh_per_byte(m, s, FRESH_SYNCED)) +
+           (n - 2) * m->o_together + m->L +
+           fresh_copy(m, (n - 1) * s, fresh_per_byte(m, s, FRESH_FOLD)) +
+           s * aos__model_per_byte(m, s);
+}
+
+/* An all-reduce by slices, after its entry: three syncs, each between
+ * phases that moved other lines, so the last to arrive also fetches the
+ * flag its partner wrote (a fresh line); each PE folds its slice of every
+ * source (its own from its cache, the others just written by their owners;
+ * each line is read by its slice's owner alone) and writes the result into
+ * its slice of dest, which the others copied at the last call (a program's
+ * next all-reduce into the same buffer: each line is taken back from their
+ * caches), then copies the other slices, which their owners have just
+ * written and n - 1 PEs read at once. */
+static double slice_moves(const struct aos__model *m, int n, double s)
+{
     double piece = s / n, others = (n - 1) * piece;
-    double fold = piece * (G + reclaim_per_byte(m, piece)) +
+    double fold = piece * (aos__model_per_byte(m, s) + reclaim_per_byte(m, piece)) +
                   fresh_copy(m, others, fresh_per_byte(m, piece, FRESH_FOLD));
     double gather = fresh_copy(m, others, fresh_per_byte(m, piece, FRESH_SYNCED)) *
                     contention(m, n - 1);
     return 3.0 * (aos__model_predict_barrier(m, n) + m->line_fresh) + fold + gather;
 }
 
+int aos__model_plan_allreduce(const struct aos__model *m, int n, size_t bytes,
+                              double *predicted_ns)
+{
+    double s = (double)bytes, t = s * m->G; /* alone: a copy */
+    int exchange = 1;
+    if (n > 1) {
+        double by_slices = slice_moves(m, n, s);
+        t = bytes <= AOS__XCHG_BYTES ? exchange_moves(m, n, s) : INFINITY;
+        exchange = t <= by_slices;
+        t = exchange ? t : by_slices;
+    }
+    *predicted_ns = m->o_together /* the call's entry */ + t;
+    return exchange && bytes <= AOS__XCHG_BYTES;
+}
+
 double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t bytes)
 {
-    return m->o_together /* the call's entry */ + allreduce_moves(m, n, bytes);
+    double t;
+    aos__model_plan_allreduce(m, n, bytes, &t);
+    return t;
 }

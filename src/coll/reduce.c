@@ -1,9 +1,13 @@
-/* Reductions. Up to AOS__XCHG_BYTES of data: one exchange (every member
- * pushes its source into every member's slot) and a local fold. Beyond:
- * each member folds one slice of every member's source straight from their
- * memory, then copies the other slices from their owners (allreduce), or
- * the root folds everything (reduce). Folds always run rank 0, 1, ..., so
- * floating-point results are the same bits on every member and path. */
+/* Reductions. Small data: one exchange (every member pushes its source
+ * into every member's slot) and a local fold. Otherwise each member folds
+ * one slice of every member's source straight from their memory, then
+ * copies the other slices from their owners (allreduce), or the root folds
+ * everything (reduce). An all-reduce takes whichever the model predicts
+ * faster for the team's size (the exchange takes up to AOS__XCHG_BYTES; on
+ * large teams slices win sooner, as each member pushes into every other);
+ * a reduce to a root exchanges all it can. Folds always run rank 0, 1,
+ * ..., so floating-point results are the same bits on every member and
+ * path. */
 #include <stdalign.h>
 #include <stdint.h>
 #include <string.h>
@@ -76,6 +80,22 @@ static int reduce_small(aos_team_t *team, void *dest, const void *source,
     return AOS_OK;
 }
 
+/* Whether the model prefers the exchange for an all-reduce of `bytes` on
+ * this team (every member decides alike: they plan with the same model). */
+static int allreduce_by_exchange(aos_team_t *team, size_t bytes)
+{
+    if (team->reduce_bytes != bytes || team->reduce_model != aos__model_generation()) {
+        double predicted_ns;
+        team->reduce_exchange =
+            aos__model_plan_allreduce(aos__model(), team->size, bytes, &predicted_ns);
+        aos__debug("all-reduce %zu B over %d PEs: %s, predicted %.0f ns", bytes, team->size,
+                   team->reduce_exchange ? "exchange" : "slices", predicted_ns);
+        team->reduce_bytes = bytes;
+        team->reduce_model = aos__model_generation();
+    }
+    return team->reduce_exchange;
+}
+
 int aos_allreduce(aos_team_t *team, void *dest, const void *source, size_t count,
                   aos_type_t type, aos_op_t op)
 {
@@ -83,7 +103,7 @@ int aos_allreduce(aos_team_t *team, void *dest, const void *source, size_t count
     int rc = check(team, dest, source, count, type, op, &a);
     if (rc != AOS_OK || a.bytes == 0)
         return rc;
-    if (a.bytes <= AOS__XCHG_BYTES)
+    if (allreduce_by_exchange(team, a.bytes))
         return reduce_small(team, dest, source, &a, type, op, 1);
     size_t lo, hi;
     rc = aos__team_sync(team); /* every source is ready */

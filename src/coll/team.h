@@ -26,9 +26,10 @@
 #define AOS__TEAM_SLOTS 64     /* bits of the free mask */
 #define AOS__MAX_FANOUT 32     /* children of one PE in a broadcast tree */
 #define AOS__XCHG_BYTES 512    /* largest contribution to an exchange */
-/* Broadcasts of at least this many bytes: a parent writes a share of each
- * chunk into its leaf children's buffers while they read the rest. */
-#define AOS__HELP_BYTES (64u << 10)
+/* From this many bytes up, the planner weighs a broadcast whose parents
+ * write a share of each chunk into their leaf children's buffers while they
+ * read the rest (below, the shares would be a few lines). */
+#define AOS__HELP_MIN_BYTES (4u << 10)
 
 /* A slot: the barrier's round words, then four words per team rank, then the
  * exchange entries [2][npes] (two parities). */
@@ -101,6 +102,9 @@ struct aos_team {
     size_t plan_bytes;     /* the size `plan` was made for; 0 none */
     unsigned plan_model;   /* and the model generation */
     struct aos__bcast_plan plan;
+    size_t reduce_bytes;   /* the all-reduce size `reduce_exchange` was chosen for; 0 none */
+    unsigned reduce_model; /* and the model generation */
+    int reduce_exchange;   /* the model's choice: the exchange (1) or slices */
 };
 
 /* Start: slots 0-2 become world, node and cluster. Stop frees them. */

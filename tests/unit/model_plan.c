@@ -60,6 +60,18 @@ int main(void)
                     (50 + 32704 * 0.2);
     CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 65536), slices));
 
+    /* The algorithm: on 2 PEs the exchange up to its limit, slices beyond.
+     * On 256 PEs, 512 B: each member would push 255 entries and fold 255
+     * (about 66 us here), where slices take 3 barriers of 8 rounds and a
+     * gather of 255 two-byte pieces, contended 255-fold (about 38 us). */
+    double t;
+    CHECK(aos__model_plan_allreduce(&m, 2, 8, &t) == 1 && NEAR(t, 230.16));
+    CHECK(aos__model_plan_allreduce(&m, 2, 512, &t) == 1);
+    CHECK(aos__model_plan_allreduce(&m, 2, 520, &t) == 0);
+    CHECK(aos__model_plan_allreduce(&m, 256, 512, &t) == 0);
+    CHECK(t < 40000.0 && NEAR(t, aos__model_predict_allreduce(&m, 256, 512)));
+    CHECK(aos__model_plan_allreduce(&m, 1, 8, &t) == 1 && NEAR(t, 30.0 + 8 * 0.02));
+
     /* Broadcast of 1000 B to one child: the entry, one chunk, signal +
      * copy, then the acknowledgement (L: from the start of the leaf's
      * signal until the root sees it). */
@@ -67,10 +79,20 @@ int main(void)
     aos__model_plan_bcast(&m, 2, 1, 2, 1000, &p);
     CHECK(p.chunk == 1000 && p.inner_fanout[0] == 1 && p.inner_fanout[1] == 0);
     CHECK(NEAR(p.predicted_ns, 30.0 + 100.0 + 50.0 + 936 * 0.1 + 100.0));
-    /* From 64 KiB the child reads half and its parent writes the other half
-     * (at G_coop); the planner may pipeline, never predicting more. */
+    CHECK(p.help == 0); /* below AOS__HELP_MIN_BYTES */
+    /* Large, the child reads half and its parent writes the other half (at
+     * G_coop, half G_dirty here), then tells it so (o); the planner may
+     * pipeline, never predicting more. */
     aos__model_plan_bcast(&m, 2, 1, 2, 1u << 20, &p);
-    CHECK(p.predicted_ns <= 30.0 + 100.0 + 50.0 + (524288 - 64) * 0.05 + 100.0 + 1e-6);
+    CHECK(p.help == 1);
+    CHECK(p.predicted_ns <= 30.0 + 100.0 + 50.0 + (524288 - 64) * 0.05 + 20.0 + 100.0 + 1e-6);
+    /* Where the parent's writes cost ten times the child's reads, nobody
+     * helps: the child copies it all (at G_dirty). */
+    struct aos__model slow_writes = m;
+    slow_writes.G_coop = slow_writes.G_coop_huge = 1.0;
+    aos__model_plan_bcast(&slow_writes, 2, 1, 2, 1u << 20, &p);
+    CHECK(p.help == 0);
+    CHECK(p.predicted_ns <= 30.0 + 100.0 + 50.0 + (1048576 - 64) * 0.1 + 100.0 + 1e-6);
 
     /* Bigger broadcasts never cost less. */
     double before = 0;
