@@ -47,6 +47,8 @@
     X(G_coop, "per_byte_coop_ns", 0.1,                                                     \
       "256 KiB just written: the reader gets half while its writer puts half, per byte each") \
     X(G_coop_huge, "per_byte_coop_huge_ns", 0.2, "the same for cache_bytes")              \
+    X(G_coop_over, "per_byte_coop_over_ns", 0.2,                                           \
+      "the same for 4 cache_bytes (at most 4 MiB): more than the writer's cache holds")    \
     X(cache, "cache_bytes", 1048576.0, "the per-core cache a copy's source and target fit in") \
     X(c, "contention_ns", 40.0, "T(n) = c n + b: n PEs reading one line a writer changed") \
     X(b, "contention_base_ns", 100.0, "the b of T(n)")                                    \
@@ -93,6 +95,14 @@ struct aos__bcast_plan {
  * nclusters clusters of at most `cluster_max` PEs. */
 void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int cluster_max,
                            size_t bytes, struct aos__bcast_plan *plan);
+/* Where the "over" figure is measured: four times the cache's size, at
+ * most AOS__MODEL_OVER_MAX bytes (aos-probe's buffer). */
+#define AOS__MODEL_OVER_MAX (4u << 20)
+static inline double aos__model_over_cache(const struct aos__model *m)
+{
+    double over = 4.0 * m->cache;
+    return over < (double)AOS__MODEL_OVER_MAX ? over : (double)AOS__MODEL_OVER_MAX;
+}
 /* Per-byte cost of copying `bytes` (source and target: 2 * bytes touched). */
 double aos__model_per_byte(const struct aos__model *m, double bytes);
 /* Predicted time of one collective on a team of n PEs in one cluster. */

@@ -114,12 +114,13 @@ static double reclaim_per_byte(const struct aos__model *m, double bytes)
 
 /* Per byte each side moves when a writer puts part of `bytes` it has just
  * written into a reader that gets the rest (a helped broadcast level):
- * measured at 256 KiB and the cache's size. */
+ * measured at 256 KiB, the cache's size and four times it (when that lies
+ * beyond: the broadcasts of 1-4 MiB here). */
 static double coop_per_byte(const struct aos__model *m, double bytes)
 {
-    const double at[2] = {262144.0, cache_point(m)};
-    const double G[2] = {m->G_coop, m->G_coop_huge};
-    return log_interp(at, G, 2, bytes);
+    const double at[3] = {262144.0, cache_point(m), aos__model_over_cache(m)};
+    const double G[3] = {m->G_coop, m->G_coop_huge, m->G_coop_over};
+    return log_interp(at, G, at[2] > at[1] ? 3 : 2, bytes);
 }
 
 /* Copying `bytes` their owner has just written at G per byte beyond the

@@ -23,7 +23,7 @@ static struct aos__model simple(void)
     m.G = m.G_big = 0.02;
     m.G_dirty_small = m.G_dirty = m.G_dirty_big = m.G_dirty_huge = 0.1;
     m.G_synced_small = m.G_synced = m.G_synced_big = m.G_synced_huge = 0.2;
-    m.G_coop = m.G_coop_huge = 0.05;
+    m.G_coop = m.G_coop_huge = m.G_coop_over = 0.05;
     m.G_fold_small = m.G_fold = m.G_fold_big = m.G_fold_huge = 0.25;
     m.G_reclaim_small = m.G_reclaim = m.G_reclaim_mid = m.G_reclaim_big = m.G_reclaim_huge = 0.03;
     m.cache = 1e9, m.c = 10, m.b = 0;
@@ -89,7 +89,7 @@ int main(void)
     /* Where the parent's writes cost ten times the child's reads, nobody
      * helps: the child copies it all (at G_dirty). */
     struct aos__model slow_writes = m;
-    slow_writes.G_coop = slow_writes.G_coop_huge = 1.0;
+    slow_writes.G_coop = slow_writes.G_coop_huge = slow_writes.G_coop_over = 1.0;
     aos__model_plan_bcast(&slow_writes, 2, 1, 2, 1u << 20, &p);
     CHECK(p.help == 0);
     CHECK(p.predicted_ns <= 30.0 + 100.0 + 50.0 + (1048576 - 64) * 0.1 + 100.0 + 1e-6);

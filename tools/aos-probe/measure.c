@@ -336,6 +336,8 @@ static double reclaim_per_byte(size_t bytes, int samples)
     return (extra > 0 ? extra : 0) / (double)bytes;
 }
 
+_Static_assert(PROBE_BIG >= AOS__MODEL_OVER_MAX, "the buffer holds the model's largest copy");
+
 /* The largest copy the per-byte costs are measured at: the cache's size
  * (cache_bytes), within the buffer. */
 static size_t cache_copy_bytes(const struct aos__model *m)
@@ -474,6 +476,7 @@ void probe_measure(struct aos__model *m, int effort, int contention, double *L_s
     probe_check_latency(L_seen);
     m->G_coop = coop_copy(PROBE_CHUNK, samples);
     m->G_coop_huge = coop_copy(cache_copy_bytes(m), samples);
+    m->G_coop_over = coop_copy((size_t)aos__model_over_cache(m), samples);
     probe_check_latency(L_seen);
     if (contention)
         probe_contention(effort == PROBE_QUICK, &m->c, &m->b);

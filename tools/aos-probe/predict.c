@@ -276,20 +276,49 @@ static void print_medians(const struct rounds *R, const struct aos__model *file,
            ok_file, np);
 }
 
+/* The plan the model makes for point p over n PEs, in words. */
+static void describe_plan(const struct aos__model *m, const struct point *p, int n, char *out,
+                          size_t len)
+{
+    out[0] = '\0';
+    if (p->kind == ALLREDUCE) {
+        double t;
+        snprintf(out, len, "%s",
+                 aos__model_plan_allreduce(m, n, p->bytes, &t) ? "exchange" : "slices");
+    } else if (p->kind == BROADCAST) {
+        struct aos__bcast_plan plan;
+        aos__model_plan_bcast(m, n, 1, n, p->bytes, &plan);
+        int at = snprintf(out, len, "fan-outs");
+        for (int l = 0; plan.inner_fanout[l] != 0 && at < (int)len; l++)
+            at += snprintf(out + at, len - (size_t)at, "%s%d", l ? "," : " ",
+                           plan.inner_fanout[l]);
+        int kib = plan.chunk >= 1024;
+        if (at < (int)len)
+            snprintf(out + at, len - (size_t)at, ", chunk %zu %s%s",
+                     kib ? plan.chunk / 1024 : plan.chunk, kib ? "KiB" : "B",
+                     plan.help ? ", helped" : "");
+    }
+}
+
 static void print_predictions_only(const struct aos__model *file)
 {
     printf("\npredictions only (one cluster of n PEs, the file's parameters):\n");
-    printf("%-10s %5s %9s %12s\n", "collective", "PEs", "bytes", "predicted us");
+    printf("%-10s %5s %9s %12s  %s\n", "collective", "PEs", "bytes", "predicted us", "plan");
     static const int sizes[] = {16, 32, 64, 128, 256};
     static const struct point only[] = {{"barrier", -1, 0},
                                         {"broadcast", BROADCAST, 8},
                                         {"broadcast", BROADCAST, 1u << 20},
                                         {"allreduce", ALLREDUCE, 8},
+                                        {"allreduce", ALLREDUCE, 512},
                                         {"allreduce", ALLREDUCE, 1u << 20}};
+    enum { NONLY = sizeof only / sizeof only[0] };
     for (int i = 0; i < 5; i++)
-        for (int j = 0; j < 5; j++)
-            printf("%-10s %5d %9zu %12.2f\n", only[j].name, sizes[i], only[j].bytes,
-                   predict(file, &only[j], sizes[i]) / 1e3);
+        for (int j = 0; j < NONLY; j++) {
+            char plan[96];
+            describe_plan(file, &only[j], sizes[i], plan, sizeof plan);
+            printf("%-10s %5d %9zu %12.2f  %s\n", only[j].name, sizes[i], only[j].bytes,
+                   predict(file, &only[j], sizes[i]) / 1e3, plan);
+        }
 }
 
 void probe_predict(const struct aos__model *file, int me, int npes, int quick, int rounds,
