@@ -2,6 +2,7 @@
 #include "coll/model.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,11 @@ int aos__model_path(char *buf, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
+#define AOS__MODEL_COUNT(field, k, def, meaning) +1
+enum { AOS__MODEL_KEYS = 0 AOS__MODEL_TABLE(AOS__MODEL_COUNT) };
+#undef AOS__MODEL_COUNT
+_Static_assert(AOS__MODEL_KEYS <= 64, "aos__model_read keeps a bit per key in 64");
+
 /* Lines "key value"; '#' starts a comment. Every key of the table must be
  * there with a positive value; unknown keys are an error (a typo would
  * otherwise silently leave a default in place). */
@@ -68,7 +74,7 @@ int aos__model_read(const char *path, struct aos__model *m)
         return AOS_ERR_SYSTEM;
     struct aos__model out;
     aos__model_defaults(&out);
-    unsigned seen = 0, all = 0, bit = 1;
+    uint64_t seen = 0, all = 0, bit = 1; /* a bit per key of the table */
     char line[256];
     int rc = AOS_OK;
     while (rc == AOS_OK && fgets(line, sizeof line, f) != NULL) {
@@ -83,7 +89,7 @@ int aos__model_read(const char *path, struct aos__model *m)
             rc = AOS_ERR_CONFIG;
             break;
         }
-        unsigned hit = 0;
+        uint64_t hit = 0;
         bit = 1;
 #define AOS__MODEL_PARSE(field, k, def, meaning)                                           \
     if (strcmp(key, k) == 0) {                                                             \
