@@ -17,8 +17,9 @@
  *
  * Where the plan says so (the model's choice, for large data), a parent,
  * idle while its children read, writes a share of each chunk into its leaf
- * children's buffers itself while they read the rest (help_share: each child reads as much as the parent writes
- * into each child), so that both sides' cores copy:
+ * children's buffers itself while they read the rest (help_share: each
+ * child reads as much as the parent writes into each child), so that both
+ * sides' cores copy:
  *
  *   child -> parent : enter word of the child's rank in the parent's slot =
  *                     base + 1 once the child is in this broadcast (before,

@@ -23,26 +23,25 @@
  * number made. A collective call: every PE follows PE 0's verdict. */
 static int measure_settled(struct aos__model *m, int effort, double *L_seen)
 {
-    int *again = aos_malloc(sizeof *again);
-    if (again == NULL)
+    double *seen = aos_malloc(2 * sizeof *seen); /* symmetric: PE 0's latencies */
+    if (seen == NULL)
         exit(1);
     double best = 0.0;
     int n = 0;
     do {
         struct aos__model tried;
-        double seen[2];
         aos__model_defaults(&tried);
         probe_measure(&tried, effort, 1, seen);
+        /* Every PE keeps the same measurement (they plan alike): PE 0's. */
+        PROBE_TRY(aos_broadcast(aos_team_world(), seen, seen, 2 * sizeof *seen, 0));
         double spread = seen[1] / seen[0];
         if (n++ == 0 || spread < best) {
             best = spread;
             *m = tried;
             L_seen[0] = seen[0], L_seen[1] = seen[1];
         }
-        *again = spread >= PROBE_SETTLED && n < PROBE_ATTEMPTS;
-        PROBE_TRY(aos_broadcast(aos_team_world(), again, again, sizeof *again, 0));
-    } while (*again);
-    aos_free(again);
+    } while (best >= PROBE_SETTLED && n < PROBE_ATTEMPTS);
+    aos_free(seen);
     return n;
 }
 
