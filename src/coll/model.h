@@ -37,13 +37,13 @@
     X(G_fold, "per_byte_fold_ns", 0.2, "the same for 32 KiB")                              \
     X(G_fold_big, "per_byte_fold_big_ns", 0.1, "the same for 256 KiB")                    \
     X(G_fold_huge, "per_byte_fold_huge_ns", 0.2, "the same for cache_bytes")              \
-    X(G_reclaim_small, "per_byte_reclaim_small_ns", 0.05,                                   \
-      "writing 4 KiB another PE has read since it was last written, per byte beyond "      \
-      "writing it held alone (as a reduction's fold rewrites the slice others copied)")    \
-    X(G_reclaim, "per_byte_reclaim_ns", 0.05, "the same for 32 KiB")                       \
-    X(G_reclaim_mid, "per_byte_reclaim_mid_ns", 0.05, "the same for 128 KiB")             \
-    X(G_reclaim_big, "per_byte_reclaim_big_ns", 0.05, "the same for 256 KiB")             \
-    X(G_reclaim_huge, "per_byte_reclaim_huge_ns", 0.05, "the same for cache_bytes")       \
+    X(G_slice_fold_small, "per_byte_slice_fold_small_ns", 0.35,                             \
+      "one member's fold in a 2-PE all-reduce by slices, per byte of its 4 KiB slice: its " \
+      "own part and the other's just written, into dest lines the other copied since")     \
+    X(G_slice_fold, "per_byte_slice_fold_ns", 0.35, "the same for 32 KiB")                  \
+    X(G_slice_fold_mid, "per_byte_slice_fold_mid_ns", 0.35, "the same for 128 KiB")        \
+    X(G_slice_fold_big, "per_byte_slice_fold_big_ns", 0.35, "the same for 256 KiB")        \
+    X(G_slice_fold_huge, "per_byte_slice_fold_huge_ns", 0.35, "the same for cache_bytes")  \
     X(G_coop, "per_byte_coop_ns", 0.1,                                                     \
       "256 KiB just written: the reader gets half while its writer puts half, per byte each") \
     X(G_coop_huge, "per_byte_coop_huge_ns", 0.2, "the same for cache_bytes")              \

@@ -97,18 +97,20 @@ static double fresh_per_byte(const struct aos__model *m, double bytes, enum fres
     return log_interp(at, G[how], 4, bytes);
 }
 
-/* Per byte of writing `bytes` that other PEs have read since they were
- * last written, beyond writing them held alone: measured at the same four
- * sizes and at 128 KiB, as it falls steeply on the way to the cache's size
- * (on an AMD EPYC with 512 KiB per core: 0.056 ns/B at 32 KiB, 0.038 at
- * 128, 0.01 at 256, timed inside aos_allreduce; the four sizes alone put
- * 128 KiB at 0.029, and 256 KiB all-reduces at 1.2-1.4 times the
- * prediction). */
-static double reclaim_per_byte(const struct aos__model *m, double bytes)
+/* Per byte of one member's fold in a 2-PE all-reduce by slices, its slice
+ * `bytes` long: its own part from its cache, the other's just written by
+ * its owner, the result into dest lines the other copied at the last call.
+ * Measured whole, at the same four sizes and at 128 KiB, as the parts do
+ * not add up: on an AMD EPYC host (512 KiB per core) the own part's copy,
+ * the fresh fold and the extra of writing lines the other had copied, each
+ * measured on its own, came to 0.7-0.8 of the fold timed inside
+ * aos_allreduce, and 32-256 KiB all-reduces took 1.2-1.45 times the
+ * prediction so (1.02-1.23 with the whole). */
+static double slice_fold_per_byte(const struct aos__model *m, double bytes)
 {
     const double at[5] = {4096.0, 32768.0, 131072.0, 262144.0, cache_point(m)};
-    const double G[5] = {m->G_reclaim_small, m->G_reclaim, m->G_reclaim_mid, m->G_reclaim_big,
-                         m->G_reclaim_huge};
+    const double G[5] = {m->G_slice_fold_small, m->G_slice_fold, m->G_slice_fold_mid,
+                         m->G_slice_fold_big, m->G_slice_fold_huge};
     return log_interp(at, G, 5, bytes);
 }
 
@@ -271,17 +273,16 @@ static double exchange_moves(const struct aos__model *m, int n, double s)
 /* An all-reduce by slices, after its entry: three syncs, each between
  * phases that moved other lines, so the last to arrive also fetches the
  * flag its partner wrote (a fresh line); each PE folds its slice of every
- * source (its own from its cache, the others just written by their owners;
- * each line is read by its slice's owner alone) and writes the result into
- * its slice of dest, which the others copied at the last call (a program's
- * next all-reduce into the same buffer: each line is taken back from their
- * caches), then copies the other slices, which their owners have just
- * written and n - 1 PEs read at once. */
+ * source (as measured whole for 2 PEs: its own from its cache and one just
+ * written by its owner, the result into its slice of dest, which the
+ * others copied at the last call; each further source folded fresh, each
+ * line read by its slice's owner alone), then copies the other slices,
+ * which their owners have just written and n - 1 PEs read at once. */
 static double slice_moves(const struct aos__model *m, int n, double s)
 {
     double piece = s / n, others = (n - 1) * piece;
-    double fold = piece * (aos__model_per_byte(m, s) + reclaim_per_byte(m, piece)) +
-                  fresh_copy(m, others, fresh_per_byte(m, piece, FRESH_FOLD));
+    double fold = piece * slice_fold_per_byte(m, piece) +
+                  fresh_copy(m, (n - 2) * piece, fresh_per_byte(m, piece, FRESH_FOLD));
     double gather = fresh_copy(m, others, fresh_per_byte(m, piece, FRESH_SYNCED)) *
                     contention(m, n - 1);
     return 3.0 * (aos__model_predict_barrier(m, n) + m->line_fresh) + fold + gather;

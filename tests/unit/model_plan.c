@@ -13,8 +13,8 @@
 /* Signals 100 ns (20 of them the sender's; 30 while another PE issues its
  * own, as members entering a collective do), a fresh line 50 ns and 0.1 ns
  * per further fresh byte (0.2 when the copy starts right after a sync, as a
- * reduction's do, 0.25 folded then), 0.03 more per byte written over lines
- * another PE has read, contention growing linearly (f(k) = k). */
+ * reduction's do, 0.25 folded then), a 2-PE all-reduce's fold 0.3 per
+ * byte of its slice, contention growing linearly (f(k) = k). */
 static struct aos__model simple(void)
 {
     struct aos__model m;
@@ -25,7 +25,8 @@ static struct aos__model simple(void)
     m.G_synced_small = m.G_synced = m.G_synced_big = m.G_synced_huge = 0.2;
     m.G_coop = m.G_coop_huge = m.G_coop_over = 0.05;
     m.G_fold_small = m.G_fold = m.G_fold_big = m.G_fold_huge = 0.25;
-    m.G_reclaim_small = m.G_reclaim = m.G_reclaim_mid = m.G_reclaim_big = m.G_reclaim_huge = 0.03;
+    m.G_slice_fold_small = m.G_slice_fold = m.G_slice_fold_mid = m.G_slice_fold_big =
+        m.G_slice_fold_huge = 0.3;
     m.cache = 1e9, m.c = 10, m.b = 0;
     return m;
 }
@@ -53,12 +54,14 @@ int main(void)
     CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 8), 30.0 + 50.0 + 100.0 + 50.0 + 0.16));
     CHECK(NEAR(aos__model_predict_allreduce(&m, 1, 1000), 30.0 + 1000 * 0.02));
     /* 64 KiB on 2 PEs (slices of 32 KiB): the entry, three syncs of a barrier and a
-     * fresh line; fold = my slice (32768 x 0.02) written back over lines the
-     * other copied at the last call (32768 x 0.03) + the other's (50 +
-     * 32704 x 0.25, folded after a sync); gather = 50 + 32704 x 0.2. */
-    double slices = 30.0 + 3 * 150.0 + 32768 * (0.02 + 0.03) + (50 + 32704 * 0.25) +
-                    (50 + 32704 * 0.2);
+     * fresh line; the fold as measured whole (32768 x 0.3); gather = 50 +
+     * 32704 x 0.2. On 3 PEs, 96 KiB: syncs of two rounds; the fold also
+     * folds a third source fresh (50 + 32704 x 0.25); the gather copies two
+     * slices (50 + 65472 x 0.2), each line read by two PEs at once (x 2). */
+    double slices = 30.0 + 3 * 150.0 + 32768 * 0.3 + (50 + 32704 * 0.2);
     CHECK(NEAR(aos__model_predict_allreduce(&m, 2, 65536), slices));
+    slices = 30.0 + 3 * 250.0 + 32768 * 0.3 + (50 + 32704 * 0.25) + 2 * (50 + 65472 * 0.2);
+    CHECK(NEAR(aos__model_predict_allreduce(&m, 3, 98304), slices));
 
     /* The algorithm: on 2 PEs the exchange up to its limit, slices beyond.
      * On 256 PEs, 512 B: each member would push 255 entries and fold 255

@@ -279,34 +279,31 @@ static double fresh_copy_ns(size_t bytes, int samples, enum fresh_read how)
     return probe_latest_median(stamps, samples);
 }
 
-/* One member's fold in a reduction, timed from a sync: PE 0 and PE 1
- * have each just written `bytes` of source (bigbuf), and each folds the
- * other's into a copy of its own, AOS__FOLD_CHUNK at a time in a buffer on
- * the stack, writing each chunk's result into its dest (the upper half of
- * bigbuf), as reduce.c's fold_range does. `reclaim`: each has just copied
- * the other's dest first, as every member copies the others' slices at the
- * end of an all-reduce, so each line of dest must be taken back from the
- * other's cache; else each has just written its own dest. A collective
- * call: PE 0 and PE 1 get their time, the others 0. */
-static double reduce_fold_ns(size_t bytes, int value, int reclaim)
+/* One member's fold in a 2-PE all-reduce by slices of `bytes`, timed from
+ * a sync, in the all-reduce's own steps (reduce.c): PE 0 and PE 1 have
+ * each just written a source of two slices (bigbuf); each folds its slice
+ * of the other's into a copy of its own, AOS__FOLD_CHUNK at a time in a
+ * buffer on the stack, writing each chunk's result into its slice of dest
+ * (the upper half of bigbuf), as fold_range does; then each copies the
+ * other's slice of dest, so at the next sample each line of dest must be
+ * taken back from the other's cache. A collective call: PE 0 and PE 1 get
+ * their time, the others 0. */
+static double slice_fold_ns(size_t bytes, int value)
 {
     char *src = bigbuf, *dest = bigbuf + PROBE_BIG / 2;
+    size_t mine = me <= 1 ? (size_t)me * bytes : 0, theirs_at = bytes - mine;
     alignas(64) unsigned char acc[AOS__FOLD_CHUNK];
     double elapsed = 0.0;
+    void *theirs = NULL;
     if (me <= 1) {
-        memset(src, value, bytes);
-        if (reclaim)
-            PROBE_TRY(aos_getmem(1 - me, local, dest, bytes, NULL));
-        else
-            memset(dest, value, bytes);
-    }
-    PROBE_TRY(aos_barrier_all()); /* both are ready */
-    double start = probe_now_ns();
-    if (me <= 1) {
-        void *theirs;
+        memset(src, value, 2 * bytes);
         PROBE_TRY(aos_sym_ptr(src, 1 - me, &theirs));
-        for (size_t off = 0; off < bytes; off += AOS__FOLD_CHUNK) {
-            size_t len = bytes - off < AOS__FOLD_CHUNK ? bytes - off : AOS__FOLD_CHUNK;
+    }
+    double start = probe_start_together(); /* both sources are ready */
+    if (me <= 1) {
+        for (size_t off = mine; off < mine + bytes; off += AOS__FOLD_CHUNK) {
+            size_t len = mine + bytes - off < AOS__FOLD_CHUNK ? mine + bytes - off
+                                                               : AOS__FOLD_CHUNK;
             aos__copy(acc, src + off, len);
             PROBE_TRY(aos_reduce_local(acc, (const char *)theirs + off, len / sizeof(int64_t),
                                        AOS_TYPE_INT64, AOS_OP_SUM));
@@ -314,26 +311,33 @@ static double reduce_fold_ns(size_t bytes, int value, int reclaim)
         }
         elapsed = probe_now_ns() - start;
     }
+    PROBE_TRY(aos_barrier_all()); /* both slices are folded */
+    if (me <= 1)
+        PROBE_TRY(aos_getmem(1 - me, dest + theirs_at, dest + theirs_at, bytes, NULL));
     PROBE_TRY(aos_barrier_all()); /* both are done before either writes again */
     return elapsed;
 }
 
-/* G_reclaim: per byte, what a reduction's fold loses by writing into dest
- * lines the other PE copied since (reduce_fold_ns with and without, one
- * right after the other in each sample, as the host here changes the
- * machine under us every few milliseconds). Here at 32 KiB a fold inside
- * aos_allreduce took 1.8-2.6 times as long so (0.07-0.22 ns/B more, as
- * the host ran our CPUs). */
-static double reclaim_per_byte(size_t bytes, int samples)
+/* G_slice_fold: per byte of the slice, the median of the later member's
+ * slice_fold_ns, after SLICE_FOLD_WARMUP untimed ones. Measured whole, not
+ * as the copy, the fresh fold and the cost of taking dest's lines back,
+ * each on its own: on an AMD EPYC host those three added up to 0.7-0.8 of
+ * the fold inside aos_allreduce when our CPUs had a core each. Warmed up,
+ * as a program's all-reduces run over the same buffers again and again:
+ * there, folds of a 32 KiB slice took 3.0, 3.3, 3.7 and 4.4 us in the four
+ * quarters of 448 samples, and 3.5-3.6 us on through 3584; measured from
+ * the first, a round's 192 samples said 0.085 ns/B, and 32 KiB all-reduces
+ * took 1.3-1.5 times the prediction. */
+#define SLICE_FOLD_WARMUP 768 /* 256 left the 256 KiB all-reduce at 1.2-1.3 times */
+static double slice_fold_per_byte(size_t bytes, int samples)
 {
-    if (bytes > PROBE_BIG / 2)
-        bytes = PROBE_BIG / 2;
-    for (int i = 0; i < samples; i++) {
-        double with = reduce_fold_ns(bytes, i, 1);
-        stamps[i] = with - reduce_fold_ns(bytes, i, 0);
-    }
-    double extra = probe_latest_median(stamps, samples);
-    return (extra > 0 ? extra : 0) / (double)bytes;
+    if (bytes > PROBE_BIG / 4)
+        bytes = PROBE_BIG / 4; /* two slices of source, two of dest */
+    for (int i = 0; i < SLICE_FOLD_WARMUP; i++)
+        slice_fold_ns(bytes, i);
+    for (int i = 0; i < samples; i++)
+        stamps[i] = slice_fold_ns(bytes, i);
+    return probe_latest_median(stamps, samples) / (double)bytes;
 }
 
 _Static_assert(PROBE_BIG >= AOS__MODEL_OVER_MAX, "the buffer holds the model's largest copy");
@@ -369,12 +373,11 @@ static void fresh_per_byte(double *const G[4], const size_t sizes[4], int sample
  * starts; G_synced for copies both PEs start right after a sync, as a
  * reduction's gather does (when the host runs our two CPUs on one core, two
  * copies at once take three times as long as one; apart, 1.1 times);
- * G_fold for folds both PEs start so, as a reduction's folds do;
- * G_reclaim for what such a fold loses when it writes into lines the other
- * PE copied since (reclaim_per_byte). Most
- * of the time the first two agree; at times (docs/foundation.md has our guess
- * why) the first run twice as fast while the second do not, and so do the
- * collectives that make them. The cost per byte of fresh lines also
+ * G_fold for folds both PEs start so, as a reduction's folds of a third
+ * member's source do; G_slice_fold for a 2-PE all-reduce's whole fold
+ * (slice_fold_per_byte). Most of the time the first two agree; at times
+ * (docs/foundation.md has our guess why) the first run twice as fast while
+ * the second do not, and so do the collectives that make them. The cost per byte of fresh lines also
  * depends on the size (how far the prefetchers get, which of the writer's
  * caches holds them). */
 static void measure_fresh(struct aos__model *m, int samples, double *L_seen)
@@ -394,11 +397,12 @@ static void measure_fresh(struct aos__model *m, int samples, double *L_seen)
     probe_check_latency(L_seen);
     fresh_per_byte(folded, sizes, samples, BOTH_FOLD_AFTER_SYNC);
     probe_check_latency(L_seen);
-    const size_t reclaim_sizes[5] = {sizes[0], sizes[1], 128u << 10, sizes[2], sizes[3]};
-    double *const reclaimed[5] = {&m->G_reclaim_small, &m->G_reclaim, &m->G_reclaim_mid,
-                                  &m->G_reclaim_big, &m->G_reclaim_huge};
+    const size_t slice_sizes[5] = {sizes[0], sizes[1], 128u << 10, sizes[2], sizes[3]};
+    double *const slice_folds[5] = {&m->G_slice_fold_small, &m->G_slice_fold,
+                                    &m->G_slice_fold_mid, &m->G_slice_fold_big,
+                                    &m->G_slice_fold_huge};
     for (int i = 0; i < 5; i++)
-        *reclaimed[i] = reclaim_per_byte(reclaim_sizes[i], samples);
+        *slice_folds[i] = slice_fold_per_byte(slice_sizes[i], samples);
 }
 
 /* The cooperative copy a broadcast parent and its leaf run (broadcast.c):

@@ -224,11 +224,12 @@ static void print_rounds(const struct rounds *R, const struct point *pts, int np
         const struct aos__model *rm = &R->model[r];
         printf("\nround %d: L %.1f (%.1f-%.1f while measuring), o %.1f (together %.1f), "
                "fresh line %.1f, per byte fresh at 4/32/256 KiB: %.3f/%.3f/%.3f (synced "
-               "%.3f/%.3f/%.3f, folded %.3f/%.3f/%.3f)\n",
+               "%.3f/%.3f/%.3f, folded %.3f/%.3f/%.3f), a slice's fold at 4/32/256 KiB: "
+               "%.3f/%.3f/%.3f\n",
                r + 1, rm->L, R->L_seen[r][0], R->L_seen[r][1], rm->o, rm->o_together,
                rm->line_fresh, rm->G_dirty_small, rm->G_dirty, rm->G_dirty_big,
                rm->G_synced_small, rm->G_synced, rm->G_synced_big, rm->G_fold_small, rm->G_fold,
-               rm->G_fold_big);
+               rm->G_fold_big, rm->G_slice_fold_small, rm->G_slice_fold, rm->G_slice_fold_big);
         printf("  %-10s %9s %12s %12s %8s %8s\n", "collective", "bytes", "predicted us",
                "measured us", "meas/pred", "L after");
         for (int i = 0; i < np; i++)
