@@ -280,14 +280,14 @@ static double fresh_copy_ns(size_t bytes, int samples, enum fresh_read how)
 }
 
 /* One member's fold in a 2-PE all-reduce by slices of `bytes`, timed from
- * a sync, in the all-reduce's own steps (reduce.c): PE 0 and PE 1 have
- * each just written a source of two slices (bigbuf); each folds its slice
- * of the other's into a copy of its own, AOS__FOLD_CHUNK at a time in a
- * buffer on the stack, writing each chunk's result into its slice of dest
- * (the upper half of bigbuf), as fold_range does; then each copies the
- * other's slice of dest, so at the next sample each line of dest must be
- * taken back from the other's cache. A collective call: PE 0 and PE 1 get
- * their time, the others 0. */
+ * a common start, in the all-reduce's own steps (reduce.c): PE 0 and PE 1
+ * have each just written a source of two slices (bigbuf); each folds its
+ * slice of the other's into a copy of its own, AOS__FOLD_CHUNK at a time
+ * in a buffer on the stack, writing each chunk's result into its slice of
+ * dest (the upper half of bigbuf), as fold_range does; then each copies
+ * the other's slice of dest, so at the next sample each line of dest must
+ * be taken back from the other's cache. A collective call: PE 0 and PE 1
+ * get their time, the others 0. */
 static double slice_fold_ns(size_t bytes, int value)
 {
     char *src = bigbuf, *dest = bigbuf + PROBE_BIG / 2;
@@ -377,9 +377,9 @@ static void fresh_per_byte(double *const G[4], const size_t sizes[4], int sample
  * member's source do; G_slice_fold for a 2-PE all-reduce's whole fold
  * (slice_fold_per_byte). Most of the time the first two agree; at times
  * (docs/foundation.md has our guess why) the first run twice as fast while
- * the second do not, and so do the collectives that make them. The cost per byte of fresh lines also
- * depends on the size (how far the prefetchers get, which of the writer's
- * caches holds them). */
+ * the second do not, and so do the collectives that make them. The cost
+ * per byte of fresh lines also depends on the size (how far the
+ * prefetchers get, which of the writer's caches holds them). */
 static void measure_fresh(struct aos__model *m, int samples, double *L_seen)
 {
     const size_t sizes[4] = {4u << 10, 32u << 10, PROBE_CHUNK, cache_copy_bytes(m)};
