@@ -1,10 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages aos needs, only those missing.
 # usage: scripts/install-deps.sh [--mpi]   (--mpi adds Open MPI, for the benchmarks)
-# g++ builds the C++ check of shmem.h; python3-venv and python3-dev build
+# libucx-dev is the network transport between nodes; g++ builds the C++
+# check of shmem.h; python3-venv and python3-dev build
 # shmem4py against oshcc.
 set -eu
-pkgs="cmake make gcc g++ clang pkg-config libhwloc-dev python3 python3-venv python3-dev"
+pkgs="cmake make gcc g++ clang pkg-config libhwloc-dev libucx-dev python3 python3-venv python3-dev"
 [ "${1:-}" = "--mpi" ] && pkgs="$pkgs openmpi-bin libopenmpi-dev python3"
 missing=""
 for p in $pkgs; do

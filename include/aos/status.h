@@ -35,7 +35,8 @@
     X(AOS_ERR_FINALIZED, -25, "aos_finalize was called: a launched job cannot start again") \
     X(AOS_ERR_RPC_MISMATCH, -26,                                                           \
       "RPC handler tables differ between PEs (registered in another order, with another "  \
-      "name, or not yet on the target)")
+      "name, or not yet on the target)")                                                   \
+    X(AOS_ERR_NETWORK, -27, "the network transport failed to reach the peer (see stderr)")
 
 enum aos_status {
 #define AOS__STATUS_ENUM(name, value, message) name = value,

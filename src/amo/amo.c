@@ -1,6 +1,4 @@
 /* Remote atomics: argument checks, then one transport operation. */
-#include <string.h>
-
 #include "core/runtime.h"
 #include "mem/memory.h"
 #include "mem/segment.h"
@@ -39,16 +37,6 @@ static int check_amo(aos_amo_op_t op, aos_amo_type_t type, int fetching, uint64_
     return AOS_OK;
 }
 
-static void store_result(void *result, unsigned width, uint64_t v)
-{
-    if (width == 4) {
-        uint32_t v32 = (uint32_t)v;
-        memcpy(result, &v32, sizeof v32);
-    } else {
-        memcpy(result, &v, sizeof v);
-    }
-}
-
 /* pe/off resolved and bounds-checked by the callers below. */
 static int issue(int pe, uint64_t off, aos_amo_op_t op, aos_amo_type_t type, uint64_t operand,
                  uint64_t compare, void *result, aos_event_t *ev, int fetching)
@@ -59,14 +47,10 @@ static int issue(int pe, uint64_t off, aos_amo_op_t op, aos_amo_type_t type, uin
         return rc;
     aos__rpc_poll();
     if (!fetching)
-        return aos__rt.tp->amo(pe, off, op, width, operand, 0, NULL, NULL);
+        return aos__tp(pe)->amo(pe, off, op, width, operand, 0, NULL, NULL);
     if (result == NULL)
         return AOS_ERR_NULL;
-    uint64_t old = 0;
-    rc = aos__rt.tp->amo(pe, off, op, width, operand, compare, &old, ev);
-    if (rc == AOS_OK)
-        store_result(result, width, old); /* on a node the value is known at once */
-    return rc;
+    return aos__tp(pe)->amo(pe, off, op, width, operand, compare, result, ev);
 }
 
 int aos_amo_post(aos_seg_t *seg, size_t offset, aos_amo_op_t op, aos_amo_type_t type,

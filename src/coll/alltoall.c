@@ -47,21 +47,29 @@ static int alltoall_run(aos_team_t *team, void *dest, const void *source, size_t
     if (rc != AOS_OK || nelems == 0)
         return rc;
     rc = aos__team_sync(team);
+    if (rc != AOS_OK)
+        return rc;
+    int crc = AOS_OK;
     aos_block_t b = {.run = esize,
                      .count = {nelems, 1},
                      .local_stride = {dst * esize, 0},
                      .remote_stride = {sst * esize, 0}};
     size_t me = (size_t)team->me;
-    for (size_t i = 0; rc == AOS_OK && i < n; i++) {
+    for (size_t i = 0; crc == AOS_OK && i < n; i++) {
         size_t r = (me + i) % n;
         char *to = (char *)dest + r * nelems * dst * esize;
-        const char *from = aos__team_peer(team, (int)r, src_off) + me * nelems * sst * esize;
-        if (dst == 1 && sst == 1)
-            aos__copy(to, from, nelems * esize);
+        uint64_t from_off = src_off + me * nelems * sst * esize;
+        int pe = team->pes[r];
+        if (!aos__on_node(pe)) /* a strided get from the other node */
+            crc = aos__tp(pe)->get_block(to, pe, from_off, &b, NULL);
+        else if (dst == 1 && sst == 1)
+            aos__copy(to, aos__team_peer(team, (int)r, from_off), nelems * esize);
         else
-            aos__block_copy(to, b.local_stride, from, b.remote_stride, &b);
+            aos__block_copy(to, b.local_stride, aos__team_peer(team, (int)r, from_off),
+                            b.remote_stride, &b);
     }
-    return rc != AOS_OK ? rc : aos__team_sync(team);
+    rc = aos__team_sync(team); /* the sources stay unchanged until everyone has read */
+    return crc != AOS_OK ? crc : rc;
 }
 
 int aos_alltoall(aos_team_t *team, void *dest, const void *source, size_t nbytes)

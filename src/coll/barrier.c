@@ -34,7 +34,7 @@ int aos_team_barrier(aos_team_t *team)
 {
     int rc = aos__team_check(team);
     if (rc == AOS_OK)
-        rc = aos__rt.tp->quiet();
+        rc = aos__quiet_all();
     return rc != AOS_OK ? rc : aos__team_sync(team);
 }
 

@@ -289,6 +289,26 @@ static int receive(aos_team_t *t, char *dest, const char *from, uint64_t dest_of
     return rc;
 }
 
+/* A team that spans nodes: once the root's source is ready, every member
+ * gets it (a load on the root's node); the tree tiers over nodes are the
+ * launch issue's node tier. */
+static int broadcast_by_gets(aos_team_t *team, void *dest, const void *source, uint64_t src_off,
+                             size_t nbytes, int root)
+{
+    int rc = aos__team_sync(team); /* the root's source is ready */
+    if (rc != AOS_OK)
+        return rc;
+    int crc = AOS_OK;
+    if (team->me == root) {
+        if (dest != source)
+            aos__copy(dest, source, nbytes);
+    } else {
+        crc = aos__team_read(team, root, src_off, dest, nbytes);
+    }
+    rc = aos__team_sync(team); /* the root's source stays until everyone has it */
+    return crc != AOS_OK ? crc : rc;
+}
+
 int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbytes, int root)
 {
     int rc = aos__team_check(team);
@@ -309,6 +329,8 @@ int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbyte
             aos__copy(dest, source, nbytes);
         return AOS_OK;
     }
+    if (team->net)
+        return broadcast_by_gets(team, dest, source, src_off, nbytes, root);
     plan_for(team, nbytes, root);
     size_t chunk = team->plan.chunk;
     uint64_t nchunks = (nbytes + chunk - 1) / chunk;

@@ -46,9 +46,14 @@ int aos__team_exchange(aos_team_t *team, const void *mine, size_t len,
     /* Starting after myself spreads the writers over the targets. */
     for (int i = 1; i < team->size; i++) {
         int r = (team->me + i) % team->size;
-        char *peer = aos__rt.peers[team->pes[r]].base + slot_off + my_entry;
-        memcpy(peer, mine, len);
-        int rc = aos__team_signal(team, r, my_entry + offsetof(struct aos__xchg_entry, seq), v);
+        int pe = team->pes[r];
+        int rc = AOS_OK;
+        if (aos__on_node(pe)) /* the signal's release publishes the copy */
+            memcpy(aos__rt.peers[pe].base + slot_off + my_entry, mine, len);
+        else if (len != 0) /* the signal is ordered after the put (transport.h) */
+            rc = aos__tp(pe)->put(pe, slot_off + my_entry, mine, len, NULL);
+        if (rc == AOS_OK)
+            rc = aos__team_signal(team, r, my_entry + offsetof(struct aos__xchg_entry, seq), v);
         if (rc != AOS_OK)
             return rc;
     }

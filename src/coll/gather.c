@@ -43,11 +43,15 @@ int aos_fcollect(aos_team_t *team, void *dest, const void *source, size_t nbytes
         return rc;
     }
     rc = aos__team_sync(team);
-    for (int i = 0; rc == AOS_OK && i < team->size; i++) {
+    if (rc != AOS_OK)
+        return rc;
+    int crc = AOS_OK;
+    for (int i = 0; crc == AOS_OK && i < team->size; i++) {
         int r = (team->me + i) % team->size;
-        aos__copy((char *)dest + (size_t)r * nbytes, aos__team_peer(team, r, src_off), nbytes);
+        crc = aos__team_read(team, r, src_off, (char *)dest + (size_t)r * nbytes, nbytes);
     }
-    return rc != AOS_OK ? rc : aos__team_sync(team);
+    rc = aos__team_sync(team); /* the sources stay unchanged until everyone has read */
+    return crc != AOS_OK ? crc : rc;
 }
 
 int aos_collect(aos_team_t *team, void *dest, const void *source, size_t nbytes)
@@ -84,11 +88,15 @@ int aos_collect(aos_team_t *team, void *dest, const void *source, size_t nbytes)
     if (rc != AOS_OK || total == 0)
         return rc;
     rc = aos__team_sync(team);
+    if (rc != AOS_OK)
+        return rc;
     size_t off = 0;
-    for (int r = 0; rc == AOS_OK && r < team->size; r++) {
+    int crc = AOS_OK;
+    for (int r = 0; crc == AOS_OK && r < team->size; r++) {
         memcpy(lens, all[r].data, sizeof lens);
-        aos__copy((char *)dest + off, aos__team_peer(team, r, lens[2]), (size_t)lens[0]);
+        crc = aos__team_read(team, r, lens[2], (char *)dest + off, (size_t)lens[0]);
         off += (size_t)lens[0];
     }
-    return rc != AOS_OK ? rc : aos__team_sync(team);
+    rc = aos__team_sync(team); /* the sources stay unchanged until everyone has read */
+    return crc != AOS_OK ? crc : rc;
 }

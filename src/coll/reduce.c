@@ -17,18 +17,30 @@
 #include "coll/team.h"
 #include "core/runtime.h"
 
-/* dest[lo, hi) (bytes) = fold over the ranks of their source at src_off. */
-static void fold_range(const aos_team_t *t, char *dest, uint64_t src_off, size_t lo, size_t hi,
-                       size_t tsize, aos_type_t type, aos_op_t op)
+/* dest[lo, hi) (bytes) = fold over the ranks of their source at src_off.
+ * Sources on other nodes are fetched a chunk at a time first. */
+static int fold_range(const aos_team_t *t, char *dest, uint64_t src_off, size_t lo, size_t hi,
+                      size_t tsize, aos_type_t type, aos_op_t op)
 {
     alignas(64) unsigned char acc[AOS__FOLD_CHUNK];
+    alignas(64) unsigned char fetched[AOS__FOLD_CHUNK];
     for (size_t at = lo; at < hi; at += AOS__FOLD_CHUNK) {
         size_t len = hi - at < AOS__FOLD_CHUNK ? hi - at : AOS__FOLD_CHUNK;
-        aos__copy(acc, aos__team_peer(t, 0, src_off) + at, len);
-        for (int r = 1; r < t->size; r++)
-            aos__reduce_fold(acc, aos__team_peer(t, r, src_off) + at, len / tsize, type, op);
+        int rc = aos__team_read(t, 0, src_off + at, acc, len);
+        for (int r = 1; rc == AOS_OK && r < t->size; r++) {
+            const void *theirs = fetched;
+            if (aos__on_node(t->pes[r]))
+                theirs = aos__team_peer(t, r, src_off) + at;
+            else
+                rc = aos__team_read(t, r, src_off + at, fetched, len);
+            if (rc == AOS_OK)
+                aos__reduce_fold(acc, theirs, len / tsize, type, op);
+        }
+        if (rc != AOS_OK)
+            return rc;
         aos__copy(dest + at, acc, len); /* after the reads: dest may be my source */
     }
+    return AOS_OK;
 }
 
 /* Element range [lo, hi) of rank r's slice, in bytes. */
@@ -110,16 +122,17 @@ int aos_allreduce(aos_team_t *team, void *dest, const void *source, size_t count
     if (rc != AOS_OK)
         return rc;
     slice_of(team, team->me, count, a.tsize, &lo, &hi);
-    fold_range(team, dest, a.src_off, lo, hi, a.tsize, type, op);
+    int frc = fold_range(team, dest, a.src_off, lo, hi, a.tsize, type, op);
     rc = aos__team_sync(team); /* every slice is folded */
     if (rc != AOS_OK)
         return rc;
-    for (int i = 1; i < team->size; i++) {
+    for (int i = 1; frc == AOS_OK && i < team->size; i++) {
         int r = (team->me + i) % team->size; /* spread the readers over the owners */
         slice_of(team, r, count, a.tsize, &lo, &hi);
-        aos__copy((char *)dest + lo, aos__team_peer(team, r, a.dest_off) + lo, hi - lo);
+        frc = aos__team_read(team, r, a.dest_off + lo, (char *)dest + lo, hi - lo);
     }
-    return aos__team_sync(team); /* nobody reads my buffers any more */
+    rc = aos__team_sync(team); /* nobody reads my buffers any more */
+    return frc != AOS_OK ? frc : rc;
 }
 
 int aos_reduce(aos_team_t *team, void *dest, const void *source, size_t count,
@@ -136,7 +149,10 @@ int aos_reduce(aos_team_t *team, void *dest, const void *source, size_t count,
     if (a.bytes <= AOS__XCHG_BYTES)
         return reduce_small(team, dest, source, &a, type, op, team->me == root);
     rc = aos__team_sync(team);
+    int frc = AOS_OK;
     if (rc == AOS_OK && team->me == root)
-        fold_range(team, dest, a.src_off, 0, a.bytes, a.tsize, type, op);
-    return rc != AOS_OK ? rc : aos__team_sync(team);
+        frc = fold_range(team, dest, a.src_off, 0, a.bytes, a.tsize, type, op);
+    if (rc == AOS_OK)
+        rc = aos__team_sync(team);
+    return frc != AOS_OK ? frc : rc;
 }

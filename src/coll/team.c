@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/copy.h"
 #include "core/runtime.h"
 #include "core/wait.h"
 #include "mem/memory.h"
@@ -47,8 +48,18 @@ int aos__coll_locate(const void *addr, size_t len, uint64_t *off)
 
 int aos__team_signal(const aos_team_t *team, int rank, size_t word_off, uint64_t value)
 {
-    return aos__rt.tp->signal_store(team->pes[rank], aos__slot_off(team->slot) + word_off,
+    return aos__tp(team->pes[rank])->signal_store(team->pes[rank], aos__slot_off(team->slot) + word_off,
                                     value);
+}
+
+int aos__team_read(const aos_team_t *team, int rank, uint64_t off, void *dst, size_t len)
+{
+    int pe = team->pes[rank];
+    if (aos__on_node(pe)) {
+        aos__copy(dst, aos__rt.peers[pe].base + off, len);
+        return AOS_OK;
+    }
+    return aos__tp(pe)->get(dst, pe, off, len, NULL);
 }
 
 int aos__team_wait(const aos_team_t *team, size_t word_off, uint64_t value)
@@ -79,11 +90,8 @@ static int team_new(const int *pes, int n, int slot, uint64_t seq, aos_team_t **
         t->pes[r] = pes[r];
         if (pes[r] == rt->me)
             t->me = r;
-        if (rt->peers[pes[r]].base == NULL) {
-            free(list);
-            free(t);
-            return AOS_ERR_NOT_LOCAL; /* collectives move data by load/store */
-        }
+        if (!aos__on_node(pes[r]))
+            t->net = 1;
         /* Clusters renumbered 0.. in order of their first member. */
         int c = -1;
         for (int q = 0; q < r && c < 0; q++)

@@ -98,6 +98,7 @@ struct aos_team {
     uint64_t seq;    /* the team's sequence (see above) */
     uint64_t xchg_count; /* exchanges done: their parity */
     int predefined;  /* world/node/cluster: not destroyed by the user */
+    int net;         /* some member is on another node: data moves by get and put */
     struct aos__tree tree; /* cached for the last root and plan */
     size_t plan_bytes;     /* the size `plan` was made for; 0 none */
     unsigned plan_model;   /* and the model generation */
@@ -119,11 +120,16 @@ uint64_t aos__slot_off(int slot);
 int aos__team_signal(const aos_team_t *team, int rank, size_t word_off, uint64_t value);
 /* Waits until my slot's word at word_off has reached value. */
 int aos__team_wait(const aos_team_t *team, size_t word_off, uint64_t value);
-/* Where symmetric memory at arena offset `off` is on team rank `rank`. */
+/* Where symmetric memory at arena offset `off` is on team rank `rank`, who
+ * must be on my node (team->net == 0, or aos__on_node checked). */
 static inline char *aos__team_peer(const aos_team_t *team, int rank, uint64_t off)
 {
     return aos__rt.peers[team->pes[rank]].base + off;
 }
+
+/* Copies len bytes of team rank `rank`'s arena at off into dst: a load on
+ * my node, a get from another. */
+int aos__team_read(const aos_team_t *team, int rank, uint64_t off, void *dst, size_t len);
 
 /* Barrier over the team without the quiet of the public barrier. */
 int aos__team_sync(aos_team_t *team);

@@ -9,7 +9,13 @@
  *                and exits with that status.
  *  aosrun -> PE: npes aos__boot_peer messages, in rank order, each carrying
  *                that peer's arena memfd. The launcher sends them only when
- *                every PE has said hello. */
+ *                every PE has said hello.
+ *  PE -> aosrun: an all-gather of blobs (network addresses and keys): a hello
+ *                with magic AOS__BOOT_BLOB_MAGIC and the blob's length in
+ *                static_len (at most AOS__BOOT_BLOB_MAX), then the blob.
+ *  aosrun -> PE: once every PE has sent its blob of that round, npes times
+ *                (in rank order) the same header with that PE's length, then
+ *                its blob. Rounds follow each other in the order PEs call. */
 #ifndef AOS_CORE_BOOT_PROTO_H
 #define AOS_CORE_BOOT_PROTO_H
 
@@ -17,6 +23,8 @@
 
 #define AOS__BOOT_MAGIC 0x616f73424f4f5431ull /* "aosBOOT1" */
 #define AOS__BOOT_EXIT_MAGIC 0x616f73455849543full /* "aosEXIT?" */
+#define AOS__BOOT_BLOB_MAGIC 0x616f73424c4f4221ull /* "aosBLOB!" */
+#define AOS__BOOT_BLOB_MAX (1u << 20)
 
 struct aos__boot_hello {
     uint64_t magic;

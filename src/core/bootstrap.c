@@ -96,7 +96,10 @@ int aos__bootstrap_exchange(struct aos__runtime *rt, int *peer_fds)
         }
         rt->peers[pe].pid = (pid_t)h->pid;
         rt->peers[pe].cluster = peer.cluster;
-        rt->peers[pe].node = peer.node;
+        /* AOS_NODE_SIZE makes pseudo-nodes of consecutive PEs: they share no
+         * memory, so every pair across them takes the network path. */
+        rt->peers[pe].node = rt->cfg.node_size != 0 ? (int)((uint64_t)pe / rt->cfg.node_size)
+                                                    : peer.node;
         if (pe == rt->me) {
             if (fd >= 0)
                 close(fd);
@@ -114,6 +117,78 @@ int aos__bootstrap_exchange(struct aos__runtime *rt, int *peer_fds)
         }
     }
     return rc;
+}
+
+int aos__bootstrap_allgather(struct aos__runtime *rt, const void *mine, size_t len,
+                             char **all, size_t **offs)
+{
+    if (len > AOS__BOOT_BLOB_MAX)
+        return AOS_ERR_SIZE;
+    size_t n = rt->boot_fd < 0 ? 1 : (size_t)rt->npes;
+    size_t *o = calloc(n + 1, sizeof *o);
+    char *buf = NULL;
+    if (o == NULL)
+        return AOS_ERR_NO_MEMORY;
+    if (rt->boot_fd < 0) {
+        buf = malloc(len + 1);
+        if (buf == NULL)
+            goto fail_offs;
+        memcpy(buf, mine, len);
+        o[1] = len;
+        *all = buf;
+        *offs = o;
+        return AOS_OK;
+    }
+    struct aos__boot_hello h = my_hello(rt);
+    h.magic = AOS__BOOT_BLOB_MAGIC;
+    h.static_len = len;
+    if (aos__send_with_fd(rt->boot_fd, &h, sizeof h, -1) != 0 ||
+        aos__send_exact(rt->boot_fd, mine, len) != 0)
+        goto fail_io;
+    size_t cap = n * len + 64, used = 0;
+    buf = malloc(cap);
+    if (buf == NULL)
+        goto fail_offs;
+    for (size_t pe = 0; pe < n; pe++) {
+        int fd = -1;
+        if (aos__recv_with_fd(rt->boot_fd, &h, sizeof h, &fd) != 0)
+            goto fail_io;
+        if (fd >= 0)
+            close(fd);
+        if (h.magic != AOS__BOOT_BLOB_MAGIC || h.rank != pe ||
+            h.static_len > AOS__BOOT_BLOB_MAX) {
+            errno = EPROTO;
+            goto fail_io;
+        }
+        if (used + h.static_len > cap) {
+            size_t want = 2 * (used + h.static_len);
+            char *bigger = realloc(buf, want);
+            if (bigger == NULL)
+                goto fail_buf;
+            buf = bigger;
+            cap = want;
+        }
+        if (aos__recv_exact(rt->boot_fd, buf + used, h.static_len) != 0)
+            goto fail_io;
+        o[pe] = used;
+        used += h.static_len;
+    }
+    o[n] = used;
+    *all = buf;
+    *offs = o;
+    return AOS_OK;
+
+fail_io:
+    fprintf(stderr, "aos: PE %d: address exchange through aosrun failed: %s\n", rt->me,
+            strerror(errno));
+    free(buf);
+    free(o);
+    return AOS_ERR_BOOTSTRAP;
+fail_buf:
+    free(buf);
+fail_offs:
+    free(o);
+    return AOS_ERR_NO_MEMORY;
 }
 
 void aos__bootstrap_bye(struct aos__runtime *rt)

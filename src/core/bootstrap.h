@@ -13,6 +13,13 @@ int aos__bootstrap_identify(struct aos__runtime *rt);
  * mine (another executable, other AOS_HEAP_SIZE) is AOS_ERR_BOOTSTRAP. */
 int aos__bootstrap_exchange(struct aos__runtime *rt, int *peer_fds);
 
+/* All-gather of one blob per PE (len <= AOS__BOOT_BLOB_MAX) through the
+ * launcher. On success *all is one malloc'd block holding every PE's blob
+ * back to back in rank order, (*offs)[pe] where pe's starts and (*offs)[npes]
+ * the total; the caller frees both. Alone (no launcher) only my blob. */
+int aos__bootstrap_allgather(struct aos__runtime *rt, const void *mine, size_t len,
+                             char **all, size_t **offs);
+
 /* Tells aosrun this PE finalized (so its exit is not a failure). */
 void aos__bootstrap_bye(struct aos__runtime *rt);
 

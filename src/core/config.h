@@ -33,6 +33,10 @@
     X(cluster_size, "AOS_CLUSTER_SIZE", UINT, "0", 0,                                       \
       "treat every N consecutive PEs as one cluster instead of the last-level caches "    \
       "found (0); lets one cache exercise the cluster-aware collectives")                 \
+    X(node_size, "AOS_NODE_SIZE", UINT, "0", 0,                                             \
+      "split the PEs into pseudo-nodes of N consecutive PEs that reach each other only "  \
+      "through the network transport (0: nodes as the launcher found them); for testing " \
+      "the off-node path on one machine")                                                 \
     X(debug, "AOS_DEBUG", BOOL, "0", 0, "print start-up diagnostics to stderr")
 
 struct aos__config {

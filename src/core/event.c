@@ -74,7 +74,7 @@ int aos_event_count(aos_event_t *ev, uint64_t *completed)
     CHECK_EVENT(ev);
     if (completed == NULL)
         return AOS_ERR_NULL;
-    *completed = aos__load_acquire(&ev->completed); /* pairs with aos__event_complete */
+    *completed = aos__event_completed(ev);
     return AOS_OK;
 }
 

@@ -14,6 +14,7 @@ struct aos_event {
     uint32_t magic;
     uint64_t posted;
     uint64_t completed;
+    uint64_t completed_async; /* by network completions, on any thread */
 };
 
 /* An event is used by one thread at a time (documented in aos.h), so the
@@ -34,6 +35,22 @@ static inline void aos__event_complete(aos_event_t *ev)
     aos__store_release(&ev->completed, aos__load_relaxed(&ev->completed) + 1);
 }
 
+/* Completion from another thread (a network callback on the transport's
+ * progress thread): a read-modify-write of its own counter, so it never
+ * races with the issuing thread's plain stores to `completed`. Release:
+ * pairs with the acquire in aos__event_is_complete. */
+static inline void aos__event_complete_async(aos_event_t *ev)
+{
+    aos__fetch_add_release(&ev->completed_async, 1);
+}
+
+/* Completions of both kinds so far. */
+static inline uint64_t aos__event_completed(const aos_event_t *ev)
+{
+    /* Acquire both: pair with aos__event_complete and ..._complete_async. */
+    return aos__load_acquire(&ev->completed) + aos__load_acquire(&ev->completed_async);
+}
+
 /* An operation attached to ev (if any) finished as it was issued. */
 static inline void aos__event_done_at_issue(aos_event_t *ev)
 {
@@ -45,8 +62,8 @@ static inline void aos__event_done_at_issue(aos_event_t *ev)
 
 static inline int aos__event_is_complete(const aos_event_t *ev)
 {
-    uint64_t done = aos__load_acquire(&ev->completed); /* pairs with aos__event_complete */
-    return done == aos__load_relaxed(&ev->posted);     /* only the issuing thread posts */
+    uint64_t done = aos__event_completed(ev);
+    return done == aos__load_relaxed(&ev->posted); /* only the issuing thread posts */
 }
 
 #endif

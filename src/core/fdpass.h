@@ -11,4 +11,9 @@ int aos__send_with_fd(int sock, const void *buf, size_t len, int fd);
  * Returns 0, or -1 with errno set (ECONNRESET when the peer closed). */
 int aos__recv_with_fd(int sock, void *buf, size_t len, int *fd);
 
+/* Plain bytes on a stream socket, exactly len of them (a blob that follows
+ * its header). Return 0, or -1 with errno set. */
+int aos__send_exact(int sock, const void *buf, size_t len);
+int aos__recv_exact(int sock, void *buf, size_t len);
+
 #endif

@@ -7,6 +7,10 @@
  *                                    signal (layout in coll/team.h)
  *   [notify_off, +notify_size)       notification lanes, one per source
  *                                    (layout in queue/notify_lanes.h)
+ *   [keys_off, +keys_size)           the network transport's remote keys:
+ *                                    struct aos__key_entry, one for the
+ *                                    fixed part [0, heap_off), then one per
+ *                                    AOS__KEY_GRANULE from heap_off on
  *   [static_off, +static_len)        copy of the program's writable data
  *   [heap_off, +heap_size)           symmetric heap (same offsets on all PEs)
  *   [segspace_off, +segment_space)   memory of aos_seg_create segments
@@ -65,6 +69,22 @@ struct aos__bell {
 };
 _Static_assert(sizeof(struct aos__bell) == 2 * AOS__LINE, "a bell is two lines");
 _Static_assert(offsetof(struct aos__bell, sleepers) == AOS__LINE, "sleepers on line 2");
+
+/* Remote keys of my arena published for the network transport, read by
+ * peers with a get (the fixed part's key comes with the address exchange),
+ * so that reaching a newly created segment needs nothing of its owner. The
+ * owner writes len and rkey, then publishes with a release store of state 1;
+ * it never rewrites a live entry. */
+#define AOS__KEY_GRANULE (16ull << 20)
+#define AOS__KEY_ENTRY_SIZE 512
+struct aos__key_entry {
+    uint64_t state; /* 0: not registered; 1: live */
+    uint32_t len;   /* bytes of rkey */
+    uint32_t reserved;
+    unsigned char rkey[AOS__KEY_ENTRY_SIZE - 16];
+};
+_Static_assert(sizeof(struct aos__key_entry) == AOS__KEY_ENTRY_SIZE, "key entry size");
+_Static_assert(AOS__KEY_ENTRY_SIZE % AOS__LINE == 0, "key entries are whole lines");
 
 struct aos__arena_header {
     uint64_t magic;

@@ -6,7 +6,7 @@
 
 void aos__progress(void)
 {
-    aos__rt.tp->progress();
+    aos__progress_transports();
     if (aos__in_progress_thread) {
         aos__rpc_serve();
         return;

@@ -34,7 +34,9 @@ static void *loop(void *arg)
 {
     (void)arg;
     aos__in_progress_thread = 1;
-    int rc = aos__rt.tp->thread_start();
+    int rc = aos__transport_shm.thread_start();
+    if (rc == AOS_OK && aos__rt.net != NULL && (rc = aos__rt.net->thread_start()) != AOS_OK)
+        aos__transport_shm.thread_stop();
     /* Release: the creator reads ready with acquire before going on. */
     aos__store_release(&P.ready, rc == AOS_OK ? 1 : rc);
     if (rc != AOS_OK)
@@ -44,7 +46,9 @@ static void *loop(void *arg)
      * (core/wait.c), so a stream of requests costs no kernel wakes. */
     (void)aos__wait_bell(aos__rpc.thread_bell, stop_requested, NULL, AOS__FOREVER,
                          AOS__WATCH_ALL);
-    aos__rt.tp->thread_stop();
+    if (aos__rt.net != NULL)
+        aos__rt.net->thread_stop();
+    aos__transport_shm.thread_stop();
     return NULL;
 }
 

@@ -52,12 +52,16 @@ static void plan_layout(struct aos__runtime *rt, uint64_t static_len)
     rt->coll_size = align_up(AOS__TEAM_SLOTS * aos__slot_size(rt->npes), rt->page_size);
     rt->notify_off = rt->coll_off + rt->coll_size;
     rt->notify_size = align_up(aos__notify_region_size(rt->npes), rt->page_size);
-    rt->static_off = rt->notify_off + rt->notify_size;
+    rt->heap_size = align_up(rt->cfg.heap_size, big);
+    rt->segspace_size = align_up(rt->cfg.segment_space, big);
+    uint64_t granules = (rt->heap_size + rt->segspace_size + AOS__KEY_GRANULE - 1) /
+                        AOS__KEY_GRANULE;
+    rt->keys_off = rt->notify_off + rt->notify_size;
+    rt->keys_size = align_up((1 + granules) * AOS__KEY_ENTRY_SIZE, rt->page_size);
+    rt->static_off = rt->keys_off + rt->keys_size;
     rt->static_len = static_len;
     rt->heap_off = align_up(rt->static_off + static_len, big);
-    rt->heap_size = align_up(rt->cfg.heap_size, big);
     rt->segspace_off = rt->heap_off + rt->heap_size;
-    rt->segspace_size = align_up(rt->cfg.segment_space, big);
     rt->arena_size = rt->segspace_off + rt->segspace_size;
 }
 
@@ -93,6 +97,39 @@ static void override_clusters(struct aos__runtime *rt)
         rt->peers[pe].cluster = (int)((uint64_t)pe / rt->cfg.cluster_size);
 }
 
+/* Routes each peer: shared memory on my node, the network transport for
+ * the others, which starts only when there are some. */
+static int start_network(struct aos__runtime *rt)
+{
+    int remote = 0;
+    for (int pe = 0; pe < rt->npes; pe++) {
+        int here = rt->peers[pe].node == rt->peers[rt->me].node;
+        rt->peers[pe].tp = here ? &aos__transport_shm : &aos__transport_net;
+        remote |= !here;
+    }
+    /* Every PE takes part in the network's address exchange when any PE has
+     * a peer elsewhere: with nodes of different sizes, some may not. */
+    int any_remote = 0;
+    for (int pe = 0; pe < rt->npes && !any_remote; pe++)
+        any_remote = rt->peers[pe].node != rt->peers[0].node;
+    if (!any_remote)
+        return AOS_OK;
+    int rc = aos__transport_net.start(rt);
+    if (rc != AOS_OK)
+        return rc;
+    rt->net = &aos__transport_net;
+    aos__debug("%s PEs on other nodes through %s", remote ? "reaching" : "no",
+               aos__transport_net.name);
+    return AOS_OK;
+}
+
+static void stop_network(struct aos__runtime *rt)
+{
+    if (rt->net != NULL)
+        rt->net->stop(rt);
+    rt->net = NULL;
+}
+
 int aos_init(void)
 {
     struct aos__runtime *rt = &aos__rt;
@@ -107,7 +144,7 @@ int aos_init(void)
     if (rc != AOS_OK)
         return rc;
     rt->page_size = (size_t)sysconf(_SC_PAGESIZE);
-    rt->tp = &aos__transport_shm;
+    rt->net = NULL;
     rt->remaps = NULL;
 
     uintptr_t static_lo = 0;
@@ -123,9 +160,12 @@ int aos_init(void)
         goto fail_boot;
     }
     aos__copy_init();
-    rc = rt->tp->start(rt);
+    rc = aos__transport_shm.start(rt);
     if (rc != AOS_OK)
         goto fail_peers;
+    rc = start_network(rt);
+    if (rc != AOS_OK)
+        goto fail_shm;
     adapt_waiting(rt);
     override_clusters(rt);
     rc = aos__memory_start(rt);
@@ -148,9 +188,10 @@ int aos_init(void)
     rc = aos_barrier_all();
     if (rc != AOS_OK)
         goto fail_thread;
-    aos__debug("up: %d PEs, arena %llu MiB reserved, static data %llu KiB, transport %s",
+    aos__debug("up: %d PEs, arena %llu MiB reserved, static data %llu KiB, transports shm%s%s",
                rt->npes, (unsigned long long)(rt->arena_size >> 20),
-               (unsigned long long)(static_len >> 10), rt->tp->name);
+               (unsigned long long)(static_len >> 10), rt->net != NULL ? " + " : "",
+               rt->net != NULL ? rt->net->name : "");
     return AOS_OK;
 
 fail_thread:
@@ -165,7 +206,9 @@ fail_memory:
     rt->initialized = 0;
     aos__memory_stop(rt);
 fail_transport:
-    rt->tp->stop(rt);
+    stop_network(rt);
+fail_shm:
+    aos__transport_shm.stop(rt);
 fail_peers:
     free(rt->peers);
     rt->peers = NULL;
@@ -186,13 +229,15 @@ int aos_finalize(void)
     int brc = aos_barrier_all();
     if (rc == AOS_OK)
         rc = brc;
+    rt->finalizing = 1;
     aos__progress_thread_stop();
     aos__coll_stop();
     aos__rpc_stop();
     aos__notify_stop();
     rt->initialized = 0;
     aos__memory_stop(rt);
-    rt->tp->stop(rt);
+    stop_network(rt);
+    aos__transport_shm.stop(rt);
     free(rt->peers);
     rt->peers = NULL;
     aos__bootstrap_bye(rt);
@@ -202,6 +247,7 @@ int aos_finalize(void)
     }
     rt->boot_fd = -1;
     rt->me = rt->npes = -1;
+    rt->finalizing = 0;
     return rc;
 }
 

@@ -13,6 +13,7 @@
 #include "transport/transport.h"
 
 struct aos__peer {
+    const struct aos__transport *tp;   /* the transport that serves this peer */
     char *base;                        /* this PE's mapping of the peer's arena; NULL if off-node */
     struct aos__arena_header *header;  /* == base */
     int cluster;                       /* last-level-cache domain; -1 unknown */
@@ -30,16 +31,18 @@ struct aos__remap {
 struct aos__runtime {
     int initialized;
     int finalized_launched; /* finalized after a launch: no second aos_init */
+    int finalizing;  /* past aos_finalize's barrier: peers are going away */
     int me;
     int npes;
     struct aos__config cfg;
-    const struct aos__transport *tp;
+    const struct aos__transport *net; /* serves the PEs of other nodes; NULL if none */
     struct aos__peer *peers;
 
     /* Arena layout, identical on every PE (checked at bootstrap). */
     uint64_t arena_size;
     uint64_t coll_off, coll_size; /* team slots (coll/team.h) */
     uint64_t notify_off, notify_size; /* notification lanes (queue/notify_lanes.h) */
+    uint64_t keys_off, keys_size;     /* network remote keys (struct aos__key_entry) */
     uint64_t static_off, static_len;
     uintptr_t static_lo; /* address of the program's writable data (page aligned) */
     uint64_t heap_off, heap_size;
@@ -71,6 +74,23 @@ extern struct aos__runtime aos__rt;
         if ((pe) < 0 || (pe) >= aos__rt.npes)                                              \
             return AOS_ERR_PE;                                                             \
     } while (0)
+
+/* The transport that serves pe (checked: 0 <= pe < npes). */
+static inline const struct aos__transport *aos__tp(int pe)
+{
+    return aos__rt.peers[pe].tp;
+}
+
+/* 1 when pe's memory is mapped here (same node), so load/store reaches it. */
+static inline int aos__on_node(int pe)
+{
+    return aos__rt.peers[pe].base != NULL;
+}
+
+/* Operations over every transport in use (core/transports.c). */
+int aos__quiet_all(void);
+void aos__progress_transports(void);
+int aos__expose(uint64_t off, uint64_t len);
 
 /* Prints "aos[pe]: message" to stderr when AOS_DEBUG=1. */
 void aos__debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

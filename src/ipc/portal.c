@@ -69,7 +69,7 @@ static int check_portal(const aos_portal_t *p)
 static int new_handle(aos_seg_t *seg, int is_receiver, aos_portal_t **out)
 {
     void *ctl;
-    int rc = aos__rt.tp->local_ptr(seg->owner, seg->arena_off, &ctl);
+    int rc = aos__tp(seg->owner)->local_ptr(seg->owner, seg->arena_off, &ctl);
     if (rc != AOS_OK)
         return rc == AOS_ERR_NOT_LOCAL ? AOS_ERR_UNSUPPORTED : rc;
     aos_portal_t *p = calloc(1, sizeof *p);
@@ -257,12 +257,12 @@ static int transfer(aos_portal_t *p, const struct permission *m, const void *src
     if (len > m->cap)
         rc = AOS_ERR_SIZE;
     else if (len != 0)
-        rc = aos__rt.tp->put(p->receiver, m->buf_off, src, len, NULL);
+        rc = aos__tp(p->receiver)->put(p->receiver, m->buf_off, src, len, NULL);
     if (rc != AOS_OK && rc != AOS_ERR_SIZE)
         return rc;
     aos__store_relaxed(&p->ctl->len, (uint64_t)len); /* published by done's release */
     p->seq = m->seq;
-    int src_rc = aos__rt.tp->signal_store(p->receiver, p->ctl_off + AOS__LINE, m->seq);
+    int src_rc = aos__tp(p->receiver)->signal_store(p->receiver, p->ctl_off + AOS__LINE, m->seq);
     return src_rc != AOS_OK ? src_rc : rc;
 }
 

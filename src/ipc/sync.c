@@ -98,7 +98,7 @@ int aos_sync_create(uint32_t port, const int *pes, int n, int root, aos_sync_t *
     if (rc != AOS_OK)
         goto fail;
     void *w;
-    rc = aos__rt.tp->local_ptr(aos__rt.me, s->mine->arena_off, &w);
+    rc = aos__transport_shm.local_ptr(aos__rt.me, s->mine->arena_off, &w);
     if (rc != AOS_OK)
         goto fail;
     s->words = w;
@@ -156,7 +156,7 @@ int aos_sync_signal(aos_sync_t *s)
             rc = aos__seg_access(seg, offsetof(struct sync_words, release), sizeof(uint64_t),
                                  AOS_PROTO_RMA, &off);
         if (rc == AOS_OK)
-            rc = aos__rt.tp->signal_store(s->pes[i], off, s->signals);
+            rc = aos__tp(s->pes[i])->signal_store(s->pes[i], off, s->signals);
         if (rc != AOS_OK)
             return rc;
     }

@@ -61,6 +61,8 @@ int aos__remap_into_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
 int aos__remap_out_of_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
                             uint64_t arena_off);
 
+/* Registers the segment layer's message handler (segment.c). */
+void aos__segments_start(void);
 /* Destroys what is left of my segments at finalize (segment.c). */
 void aos__segments_stop(struct aos__runtime *rt);
 

@@ -1,5 +1,13 @@
 /* Segments: named regions of a PE's arena that any PE attaches to by
- * (owner, key) by reading the owner's directory, with no help from the owner. */
+ * (owner, key) by reading the owner's directory, with no help from the owner
+ * (a load on its node, a get from another).
+ *
+ * Every access checks that the segment still lives by comparing the
+ * handle's state with the owner's directory entry. Across nodes that entry
+ * is not mapped: the handle reads a local mirror of the owner's states
+ * instead, which the owner's destroy updates with a message (AOS__AM_SEG_
+ * STATE). Either way the check is best effort: an access racing with the
+ * destroy is a program error. */
 #include "mem/segment.h"
 
 #include <pthread.h>
@@ -8,10 +16,72 @@
 #include <sys/mman.h>
 
 #include "arch/atomics.h"
+#include "core/am.h"
 #include "mem/memory.h"
 
 /* The owner's handles by directory index, to release them at finalize. */
 static aos_seg_t *owned[AOS__MAX_SEGMENTS];
+
+/* Per off-node owner, my mirror of its directory's states (allocated at the
+ * first attach to it, freed at finalize). */
+static uint64_t **mirror;
+
+static uint64_t *mirror_of(int owner)
+{
+    if (aos__load_acquire(&mirror) == NULL) { /* pairs with the exchange below */
+        uint64_t **fresh = calloc((size_t)aos__rt.npes, sizeof *fresh);
+        uint64_t **none = NULL;
+        /* Acq_rel: the winner publishes its zeroed array; losers see it. */
+        if (fresh != NULL && !__atomic_compare_exchange_n(&mirror, &none, fresh, 0,
+                                                          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            free(fresh);
+        if (aos__load_acquire(&mirror) == NULL) /* pairs with the exchange above */
+            return NULL;
+    }
+    uint64_t *m = aos__load_acquire(&mirror[owner]); /* pairs with the exchange below */
+    if (m != NULL)
+        return m;
+    uint64_t *fresh = calloc(AOS__MAX_SEGMENTS, sizeof *fresh);
+    uint64_t *none = NULL;
+    if (fresh == NULL)
+        return NULL;
+    if (!__atomic_compare_exchange_n(&mirror[owner], &none, fresh, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        free(fresh);
+        return none; /* another thread's, seen by the failed exchange */
+    }
+    return fresh;
+}
+
+struct seg_state_msg {
+    uint32_t index;
+    uint32_t reserved;
+    uint64_t state;
+};
+
+/* An owner on another node changed a directory entry (destroy). */
+static void on_seg_state(int src, const void *payload, size_t len)
+{
+    struct seg_state_msg m;
+    if (len != sizeof m || src < 0 || src >= aos__rt.npes)
+        return;
+    memcpy(&m, payload, sizeof m);
+    uint64_t **all = aos__load_acquire(&mirror); /* pairs with mirror_of's exchange */
+    uint64_t *states = all != NULL ? aos__load_acquire(&all[src]) : NULL;
+    if (states != NULL && m.index < AOS__MAX_SEGMENTS)
+        aos__store_relaxed(&states[m.index], m.state); /* relaxed: a best-effort check */
+}
+
+/* Tells the PEs of other nodes that my entry `index` is now `state`. */
+static void tell_other_nodes(uint32_t index, uint64_t state)
+{
+    if (aos__rt.net == NULL || aos__rt.finalizing)
+        return; /* at finalize every handle goes anyway */
+    struct seg_state_msg m = {.index = index, .state = state};
+    for (int pe = 0; pe < aos__rt.npes; pe++)
+        if (!aos__on_node(pe))
+            (void)aos__tp(pe)->am_send(pe, AOS__AM_SEG_STATE, &m, sizeof m);
+}
 
 static struct aos__seg_entry *directory(int pe)
 {
@@ -97,8 +167,11 @@ int aos__seg_create_any(uint64_t key, size_t size, unsigned protocols, aos_seg_t
     rc = aos__range_alloc(&aos__rt.segspace, len, aos__rt.page_size, &off);
     if (rc != AOS_OK)
         return rc;
-    /* Fresh ranges are zero: destroy punches its pages out of the memfd. */
-    rc = publish(key, off, size, protocols, NULL, seg);
+    /* Fresh ranges are zero: destroy punches its pages out of the memfd.
+     * Registered for the network before peers can find it. */
+    rc = aos__expose(off, len);
+    if (rc == AOS_OK)
+        rc = publish(key, off, size, protocols, NULL, seg);
     if (rc != AOS_OK)
         aos__range_free(&aos__rt.segspace, off);
     return rc;
@@ -169,6 +242,9 @@ int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols
     rc = aos__remap_into_arena(&aos__rt, lo, hi, off);
     if (rc != AOS_OK)
         goto fail_range;
+    rc = aos__expose(off, hi - lo);
+    if (rc != AOS_OK)
+        goto fail_mapped;
     *r = (struct aos__remap){.lo = lo, .hi = hi, .arena_off = off, .next = aos__rt.remaps};
     rc = publish(key, off + (a - lo), size, protocols, r, seg);
     if (rc != AOS_OK)
@@ -185,14 +261,61 @@ fail_remap:
     return rc;
 }
 
+/* Attach to an owner on another node: its directory comes by get, and the
+ * entry is read again to be sure it did not change meanwhile. */
+static int attach_remote(int owner, uint64_t key, aos_seg_t **seg)
+{
+    uint64_t *states = mirror_of(owner);
+    struct aos__seg_entry *dir = malloc(AOS__MAX_SEGMENTS * sizeof *dir);
+    if (states == NULL || dir == NULL) {
+        free(dir);
+        return AOS_ERR_NO_MEMORY;
+    }
+    uint64_t dir_off = offsetof(struct aos__arena_header, segments);
+    int rc = aos__tp(owner)->get(dir, owner, dir_off, AOS__MAX_SEGMENTS * sizeof *dir, NULL);
+    for (int i = 0; rc == AOS_OK && i < AOS__MAX_SEGMENTS; i++) {
+        if ((dir[i].state & 1u) == 0 || dir[i].key != key)
+            continue;
+        struct aos__seg_entry again;
+        rc = aos__tp(owner)->get(&again, owner, dir_off + (uint64_t)i * sizeof again,
+                                 sizeof again, NULL);
+        if (rc != AOS_OK)
+            break;
+        if (again.state != dir[i].state)
+            continue; /* changed under us: destroyed, or another segment now */
+        aos_seg_t *s = malloc(sizeof *s);
+        if (s == NULL) {
+            rc = AOS_ERR_NO_MEMORY;
+            break;
+        }
+        aos__store_relaxed(&states[i], again.state); /* relaxed: a best-effort check */
+        *s = (aos_seg_t){.magic = AOS__SEG_MAGIC,
+                         .owner = owner,
+                         .index = (uint32_t)i,
+                         .state = again.state,
+                         .key = key,
+                         .arena_off = again.offset,
+                         .size = again.size,
+                         .protocols = again.protocols,
+                         .entry_state = &states[i]};
+        free(dir);
+        *seg = s;
+        return AOS_OK;
+    }
+    free(dir);
+    return rc != AOS_OK ? rc : AOS_ERR_NO_KEY;
+}
+
 int aos__seg_attach_any(int owner, uint64_t key, aos_seg_t **seg)
 {
     AOS__CHECK_INIT();
     AOS__CHECK_PE(owner);
     if (seg == NULL)
         return AOS_ERR_NULL;
+    if (!aos__on_node(owner))
+        return attach_remote(owner, key, seg);
     void *p;
-    int rc = aos__rt.tp->local_ptr(owner, 0, &p);
+    int rc = aos__tp(owner)->local_ptr(owner, 0, &p);
     if (rc != AOS_OK)
         return rc == AOS_ERR_NOT_LOCAL ? AOS_ERR_UNSUPPORTED : rc;
     struct aos__seg_entry *dir = ((struct aos__arena_header *)p)->segments;
@@ -252,6 +375,7 @@ static void unpublish(aos_seg_t *s)
      * memory is reclaimed only after this store. */
     aos__store_release(&e->state, s->state + 1);
     owned[s->index] = NULL;
+    tell_other_nodes(s->index, s->state + 1);
     if (s->remap != NULL) {
         struct aos__remap **pp = &aos__rt.remaps;
         while (*pp != s->remap)
@@ -284,12 +408,22 @@ int aos_seg_destroy(aos_seg_t *seg)
     return AOS_OK;
 }
 
+void aos__segments_start(void)
+{
+    aos__am_register(AOS__AM_SEG_STATE, on_seg_state);
+}
+
 void aos__segments_stop(struct aos__runtime *rt)
 {
-    (void)rt;
     for (int i = 0; i < AOS__MAX_SEGMENTS; i++)
         if (owned[i] != NULL)
             unpublish(owned[i]);
+    if (mirror != NULL) {
+        for (int pe = 0; pe < rt->npes; pe++)
+            free(mirror[pe]);
+        free(mirror);
+        mirror = NULL;
+    }
 }
 
 int aos_seg_size(const aos_seg_t *seg, size_t *size)
@@ -320,5 +454,5 @@ int aos_seg_ptr(const aos_seg_t *seg, size_t offset, void **ptr)
     int rc = aos__seg_access(seg, offset, 0, AOS_PROTO_LOADSTORE, &off);
     if (rc != AOS_OK)
         return rc;
-    return aos__rt.tp->local_ptr(seg->owner, off, ptr);
+    return aos__tp(seg->owner)->local_ptr(seg->owner, off, ptr);
 }

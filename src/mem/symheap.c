@@ -15,6 +15,7 @@ int aos__memory_start(struct aos__runtime *rt)
     int rc = aos__range_init(&rt->heap, rt->heap_off, rt->heap_size);
     if (rc != AOS_OK)
         return rc;
+    aos__segments_start();
     rc = aos__range_init(&rt->segspace, rt->segspace_off, rt->segspace_size);
     if (rc != AOS_OK)
         goto fail_heap;
@@ -94,7 +95,7 @@ int aos_sym_ptr(const void *addr, int pe, void **remote)
         *remote = (void *)addr;
         return AOS_OK;
     }
-    return aos__rt.tp->local_ptr(pe, off, remote);
+    return aos__tp(pe)->local_ptr(pe, off, remote);
 }
 
 /* Allocates without a barrier; NULL on failure (the same on every PE). */
@@ -105,6 +106,11 @@ static void *heap_alloc(size_t align, size_t size)
     uint64_t off;
     if (aos__range_alloc(&aos__rt.heap, size, align, &off) != AOS_OK)
         return NULL;
+    /* Registered for the network before the closing barrier publishes it. */
+    if (aos__expose(off, size) != AOS_OK) {
+        aos__range_free(&aos__rt.heap, off);
+        return NULL;
+    }
     return aos__rt.my_base + off;
 }
 

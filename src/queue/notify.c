@@ -230,7 +230,7 @@ static void drain_lane(int source)
         in->acked = in->consumed;
         /* Release + wake (signal_store): the sender reuses the slots only
          * after our reads of them; wakes a sender waiting for space. */
-        (void)aos__rt.tp->signal_store(
+        (void)aos__tp(source)->signal_store(
             source, aos__rt.notify_off + aos__notify_ack_off(aos__rt.npes, aos__rt.me),
             in->consumed);
     }

@@ -63,7 +63,7 @@ static int check_queue(const aos_queue_t *q)
 static int open_handle(aos_seg_t *seg, int is_owner, aos_queue_t **out)
 {
     void *p;
-    int rc = aos__rt.tp->local_ptr(seg->owner, seg->arena_off, &p);
+    int rc = aos__tp(seg->owner)->local_ptr(seg->owner, seg->arena_off, &p);
     if (rc != AOS_OK)
         return rc == AOS_ERR_NOT_LOCAL ? AOS_ERR_UNSUPPORTED : rc;
     struct aos__queue_header *h = p;
@@ -108,7 +108,7 @@ int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
     if (rc != AOS_OK)
         return rc;
     void *p;
-    rc = aos__rt.tp->local_ptr(aos__rt.me, seg->arena_off, &p);
+    rc = aos__transport_shm.local_ptr(aos__rt.me, seg->arena_off, &p);
     if (rc != AOS_OK)
         goto fail_seg;
     struct aos__queue_header *h = p;
@@ -252,7 +252,7 @@ static int enqueue_once(aos_queue_t *q, const void *item, uint64_t *full_pos)
                     return AOS_OK;
                 }
                 /* Release + wake: the owner sees the item before the sequence. */
-                return aos__rt.tp->signal_store(q->owner, slot_seq_off(q, pos), 2 * pos + 1);
+                return aos__tp(q->owner)->signal_store(q->owner, slot_seq_off(q, pos), 2 * pos + 1);
             }
             /* the CAS failure reloaded pos: try there */
         } else if (diff < 0) {

@@ -58,7 +58,7 @@ int aos__put_at(int pe, uint64_t off, const void *src, size_t len, aos_event_t *
     int rc = aos__check_self_overlap(pe, off, src, len);
     if (rc != AOS_OK)
         return rc;
-    return aos__rt.tp->put(pe, off, src, len, ev);
+    return aos__tp(pe)->put(pe, off, src, len, ev);
 }
 
 int aos__get_at(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
@@ -66,7 +66,7 @@ int aos__get_at(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
     int rc = aos__check_self_overlap(pe, off, dst, len);
     if (rc != AOS_OK)
         return rc;
-    return aos__rt.tp->get(dst, pe, off, len, ev);
+    return aos__tp(pe)->get(dst, pe, off, len, ev);
 }
 
 int aos_put(aos_seg_t *seg, size_t offset, const void *src, size_t len, aos_event_t *ev)
@@ -144,7 +144,7 @@ int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
     if (sym_fast(pe, dest, src, len, &off)) {
         if (ev == NULL) /* a blocking put serves waiting RPCs; streaming ones do not */
             aos__rpc_poll();
-        return aos__rt.tp->put(pe, off, src, len, ev);
+        return aos__tp(pe)->put(pe, off, src, len, ev);
     }
     return putmem_checked(pe, dest, src, len, ev);
 }
@@ -153,7 +153,7 @@ int aos_getmem(int pe, void *dst, const void *src, size_t len, aos_event_t *ev)
 {
     uint64_t off;
     if (sym_fast(pe, src, dst, len, &off))
-        return aos__rt.tp->get(dst, pe, off, len, ev);
+        return aos__tp(pe)->get(dst, pe, off, len, ev);
     return getmem_checked(pe, dst, src, len, ev);
 }
 
@@ -189,8 +189,8 @@ static int do_block(int put, int pe, uint64_t off, void *local, const aos_block_
     if (rc != AOS_OK)
         return rc;
     if (put)
-        return aos__rt.tp->put_block(pe, off, local, b, ev);
-    return aos__rt.tp->get_block(local, pe, off, b, ev);
+        return aos__tp(pe)->put_block(pe, off, local, b, ev);
+    return aos__tp(pe)->get_block(local, pe, off, b, ev);
 }
 
 static int seg_block(int put, aos_seg_t *seg, size_t offset, void *local, const aos_block_t *b,
@@ -259,11 +259,11 @@ int aos_fence(int pe)
 {
     AOS__CHECK_INIT();
     AOS__CHECK_PE(pe);
-    return aos__rt.tp->fence(pe);
+    return aos__tp(pe)->fence(pe);
 }
 
 int aos_quiet(void)
 {
     AOS__CHECK_INIT();
-    return aos__rt.tp->quiet();
+    return aos__quiet_all();
 }

@@ -70,7 +70,7 @@ int aos__rpc_start(void)
     if (rc != AOS_OK)
         goto fail_queue;
     void *p;
-    rc = aos__rt.tp->local_ptr(aos__rt.me, R.area_seg->arena_off, &p);
+    rc = aos__transport_shm.local_ptr(aos__rt.me, R.area_seg->arena_off, &p);
     if (rc != AOS_OK)
         goto fail_area;
     R.area = p;
@@ -163,7 +163,7 @@ int aos__rpc_peer_area(int pe, struct aos__rpc_area **out)
             return rc;
     }
     void *p;
-    int rc = aos__rt.tp->local_ptr(pe, seg->arena_off, &p);
+    int rc = aos__tp(pe)->local_ptr(pe, seg->arena_off, &p);
     if (rc != AOS_OK)
         return rc == AOS_ERR_NOT_LOCAL ? AOS_ERR_UNSUPPORTED : rc;
     *out = p;
@@ -205,7 +205,7 @@ static void serve_one(const struct aos__rpc_request *q)
     uint64_t off = aos__load_relaxed(&R.peer_areas[q->caller])->arena_off +
                    ((uint64_t)((char *)&r->done - (char *)a));
     /* Release + wake: the caller sees reply and status before done. */
-    (void)aos__rt.tp->signal_store((int)q->caller, off, q->seq);
+    (void)aos__tp((int)q->caller)->signal_store((int)q->caller, off, q->seq);
 }
 
 void aos__rpc_serve(void)

@@ -1,12 +1,38 @@
 /* The transport contract. The core names remote memory as (pe, arena offset)
- * and calls these operations; a transport fills the table with designated
- * initialisers. An operation a transport lacks is a real function returning
- * AOS_ERR_UNSUPPORTED, never a NULL pointer. Arguments arrive already checked
- * (PE in range, offset and length inside the target's arena).
+ * and calls these operations through the transport that serves pe
+ * (aos__tp(pe), core/runtime.h): shared memory for the PEs of my node, the
+ * network transport for the others, chosen once at start-up. A transport
+ * fills the table with designated initialisers. An operation a transport
+ * lacks is a real function returning AOS_ERR_UNSUPPORTED, never a NULL
+ * pointer. Arguments arrive already checked (PE in range and served by this
+ * transport, offset and length inside the target's arena). docs/transport.md
+ * says how to add a transport.
  *
- * Completion contract: with ev == NULL an operation is complete on return;
- * otherwise the transport calls aos__event_post(ev) when it accepts the
- * operation and aos__event_complete(ev) when it is done. */
+ * Completion: with ev == NULL an operation is complete on return (a put's
+ * data is visible at the target, a get's is in dst). Otherwise the transport
+ * posts ev (aos__event_post) before returning and completes it once, when
+ * the operation is complete: aos__event_complete from the issuing thread
+ * during the call, or aos__event_complete_async from any thread later.
+ * Either way a put's source buffer may be reused as soon as the call
+ * returns.
+ *
+ * Ordering, per initiator and target PE:
+ *  - signal_store and amo are applied after this PE's earlier puts to the
+ *    target are visible (the transport orders them itself; no user fence);
+ *  - am_send is delivered after this PE's earlier puts to the target;
+ *  - gets from one target are ordered;
+ *  - fence(pe): earlier operations to pe are complete before later ones;
+ *    quiet(): every earlier operation of this PE to any of this transport's
+ *    peers is complete.
+ *
+ * Waking: a waiter sleeps on its own bell (core/wait.c). Every write a
+ * transport makes into a peer's arena that may end a wait (signal_store,
+ * amo, a blocking put; puts with events at the latest by the next fence,
+ * quiet or progress) must wake that peer's sleepers watching the range.
+ *
+ * Progress: every operation completes without the target calling aos. A
+ * network transport whose engine needs the target's CPU runs its own thread
+ * for that, asleep on the engine's event descriptor while idle. */
 #ifndef AOS_TRANSPORT_H
 #define AOS_TRANSPORT_H
 
@@ -19,7 +45,9 @@ struct aos__runtime;
 
 struct aos__transport {
     const char *name;
-    /* Creates this PE's arena and exchanges it with the other PEs. */
+    /* shm: creates this PE's arena and maps those of the PEs of its node.
+     * Network: started after shm, for the PEs not on my node; exchanges its
+     * addresses through the bootstrap. */
     int (*start)(struct aos__runtime *rt);
     void (*stop)(struct aos__runtime *rt);
     /* Per-thread state for a thread other than the one that called start
@@ -35,18 +63,30 @@ struct aos__transport {
      * visible first) and wakes pe's waiters. off is 8-byte aligned. */
     int (*signal_store)(int pe, uint64_t off, uint64_t value);
     /* Atomic op on a width-byte (4 or 8) word at off, aligned and checked.
-     * Ordered after this PE's earlier puts to pe. *old receives the previous
-     * value when old != NULL; ev as for data operations. */
+     * When result != NULL the previous value (width bytes) is written there:
+     * before return with ev == NULL, else by the time ev completes. */
     int (*amo)(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
-               uint64_t compare, uint64_t *old, aos_event_t *ev);
+               uint64_t compare, void *result, aos_event_t *ev);
     /* Advances deferred work (wakes, network completions); cheap when idle. */
     void (*progress)(void);
     int (*fence)(int pe);
     int (*quiet)(void);
     /* A load/store pointer to pe's arena at off, or AOS_ERR_NOT_LOCAL. */
     int (*local_ptr)(int pe, uint64_t off, void **ptr);
+    /* My arena's range [off, off + len) becomes accessible to this
+     * transport's peers (memory registration; nothing on a node). Called by
+     * the owner before the range is published (heap barrier, segment
+     * directory), so accessing it stays one-sided. */
+    int (*expose)(uint64_t off, uint64_t len);
+    /* An active message: len bytes (at most AOS__AM_MAX) handed to the core
+     * handler `id` (core/am.h) at pe, run by whichever of pe's threads drives
+     * its progress. Returns once payload may be reused. */
+    int (*am_send)(int pe, unsigned id, const void *payload, size_t len);
 };
 
 extern const struct aos__transport aos__transport_shm;
+/* The network transport of this build: UCX, or, built without it, one whose
+ * start explains that PEs on other nodes cannot be reached. */
+extern const struct aos__transport aos__transport_net;
 
 #endif

@@ -35,6 +35,8 @@ struct pe {
     int said_bye;
     enum pe_state state;
     struct aos__boot_hello hello;
+    char *blob;       /* this round's all-gather contribution; NULL before it came */
+    uint64_t blob_len;
 };
 
 struct job {
@@ -44,6 +46,7 @@ struct job {
     int running;
     int hellos;
     int exchanged;
+    int blobs;           /* PEs whose blob of the current all-gather round arrived */
     int failed;          /* the first failure is the job's result */
     int exit_status;
     int stopping;        /* SIGTERM sent; SIGKILL at kill_at_ms */
@@ -112,6 +115,49 @@ static void exchange(struct job *j)
     j->exchanged = 1;
 }
 
+/* Every PE's blob is in: each PE gets them all in rank order. */
+static void allgather(struct job *j)
+{
+    int n = j->o->npes;
+    for (int to = 0; to < n; to++) {
+        if (j->pes[to].sock < 0)
+            continue;
+        for (int from = 0; from < n; from++) {
+            struct aos__boot_hello h = j->pes[from].hello;
+            h.magic = AOS__BOOT_BLOB_MAGIC;
+            h.rank = (uint32_t)from;
+            h.static_len = j->pes[from].blob_len;
+            if (aos__send_with_fd(j->pes[to].sock, &h, sizeof h, -1) != 0 ||
+                aos__send_exact(j->pes[to].sock, j->pes[from].blob, j->pes[from].blob_len) != 0)
+                break; /* that PE is gone; its death is reported by SIGCHLD */
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        free(j->pes[i].blob);
+        j->pes[i].blob = NULL;
+        j->pes[i].blob_len = 0;
+    }
+    j->blobs = 0;
+}
+
+static void on_blob(struct job *j, int rank, const struct aos__boot_hello *h)
+{
+    struct pe *p = &j->pes[rank];
+    char *blob = h->static_len <= AOS__BOOT_BLOB_MAX ? malloc(h->static_len + 1) : NULL;
+    if (blob == NULL || p->blob != NULL ||
+        aos__recv_exact(p->sock, blob, h->static_len) != 0) {
+        free(blob);
+        fprintf(stderr, "aosrun: PE %d sent a broken address exchange; stopping the job\n",
+                rank);
+        fail(j, 1);
+        return;
+    }
+    p->blob = blob;
+    p->blob_len = h->static_len;
+    if (++j->blobs == j->o->npes)
+        allgather(j);
+}
+
 /* A PE that ended without saying hello while others have: they would wait
  * for it in aos_init forever. */
 static void check_missing_hello(struct job *j)
@@ -150,6 +196,12 @@ static void on_boot_message(struct job *j, int rank)
             fail(j, (int)h.static_len);
         }
         p->said_bye = 1;
+        return;
+    }
+    if (got == 0 && h.magic == AOS__BOOT_BLOB_MAGIC && p->said_hello) {
+        if (fd >= 0)
+            close(fd);
+        on_blob(j, rank, &h);
         return;
     }
     if (got != 0 || h.magic != AOS__BOOT_MAGIC) {
@@ -397,9 +449,11 @@ int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topolog
     }
     event_loop(&j, sfd);
     close_arena_fds(&j);
-    for (int i = 0; i < o->npes; i++)
+    for (int i = 0; i < o->npes; i++) {
         if (j.pes[i].sock >= 0)
             close(j.pes[i].sock);
+        free(j.pes[i].blob);
+    }
     close(sfd);
     free(j.pes);
     sigprocmask(SIG_SETMASK, &old, NULL);

@@ -215,12 +215,18 @@ static uint64_t amo64(uint64_t *p, aos_amo_op_t op, uint64_t operand, uint64_t c
 }
 
 static int shm_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
-                   uint64_t compare, uint64_t *old, aos_event_t *ev)
+                   uint64_t compare, void *result, aos_event_t *ev)
 {
     void *p = peer_addr(pe, off);
-    uint64_t v = width == 4 ? amo32(p, op, operand, compare) : amo64(p, op, operand, compare);
-    if (old != NULL)
-        *old = v;
+    if (width == 4) {
+        uint32_t v = (uint32_t)amo32(p, op, operand, compare);
+        if (result != NULL)
+            memcpy(result, &v, sizeof v);
+    } else {
+        uint64_t v = amo64(p, op, operand, compare);
+        if (result != NULL)
+            memcpy(result, &v, sizeof v);
+    }
     if (op == AOS_AMO_READ) {
         aos__event_done_at_issue(ev);
         return AOS_OK;
@@ -238,6 +244,18 @@ static int shm_fence(int pe)
 {
     (void)pe;
     return shm_quiet();
+}
+
+static int shm_expose(uint64_t off, uint64_t len)
+{
+    (void)off, (void)len;
+    return AOS_OK; /* every PE of the node maps the whole arena */
+}
+
+static int shm_am_send(int pe, unsigned id, const void *payload, size_t len)
+{
+    (void)pe, (void)id, (void)payload, (void)len;
+    return AOS_ERR_UNSUPPORTED; /* on a node the layers use the mapped memory */
 }
 
 static int shm_local_ptr(int pe, uint64_t off, void **ptr)
@@ -291,6 +309,10 @@ static int shm_start(struct aos__runtime *rt)
     for (int pe = 0; pe < rt->npes; pe++) {
         if (fds[pe] < 0)
             continue;
+        if (rt->peers[pe].node != rt->peers[rt->me].node) { /* the network's peer */
+            close(fds[pe]);
+            continue;
+        }
         int mrc = aos__shm_arena_map_peer(rt, pe, fds[pe]);
         close(fds[pe]); /* the mapping keeps the memory alive */
         if (mrc != AOS_OK && rc == AOS_OK)
@@ -333,4 +355,6 @@ const struct aos__transport aos__transport_shm = {
     .fence = shm_fence,
     .quiet = shm_quiet,
     .local_ptr = shm_local_ptr,
+    .expose = shm_expose,
+    .am_send = shm_am_send,
 };

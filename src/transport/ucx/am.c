@@ -1,0 +1,257 @@
+/* Active messages over UCP, one UCP handler for all of aos: a fixed header
+ * (sender, kind, two words) and a payload. Kinds:
+ *  WAKE   [a, b) of my arena was written: ring my bell for that range;
+ *  SIGNAL store b into the word at a (a seq_cst exchange, as shm does), ring;
+ *  CORE   hand the payload to the core's handler a (core/am.h).
+ * Messages are sent eagerly (payloads are small), so the data is in hand
+ * when the handler runs, on whichever thread drives my worker. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/atomics.h"
+#include "core/am.h"
+#include "core/event.h"
+#include "core/runtime.h"
+#include "core/wait.h"
+#include "transport/ucx/ucx.h"
+
+#define U aos__ucx
+#define AM_ID 7 /* our one UCP handler id */
+
+struct am_header {
+    uint32_t src;
+    uint32_t kind;
+    uint64_t a, b;
+};
+
+static struct aos__bell *my_bell(void)
+{
+    return &aos__rt.peers[aos__rt.me].header->bell;
+}
+
+static void ring(uint64_t lo, uint64_t hi)
+{
+    aos__fence_seq_cst(); /* the writer's half of the sleep protocol (core/wait.c) */
+    aos__bell_ring(my_bell(), lo, hi, 1);
+}
+
+void aos__ucx_ring_all(void)
+{
+    ring(0, UINT64_MAX);
+}
+
+/* Work for settle appeared: the progress thread may sleep on the event fd
+ * with nothing else to wake it. Under lock. */
+static void flag_pending(void)
+{
+    if (!U.pending) {
+        U.pending = 1;
+        (void)ucp_worker_signal(U.worker);
+    }
+}
+
+static ucs_status_t on_message(void *arg, const void *header, size_t header_len, void *data,
+                               size_t len, const ucp_am_recv_param_t *param)
+{
+    (void)arg, (void)param;
+    struct am_header h;
+    if (header_len != sizeof h)
+        return UCS_OK;
+    memcpy(&h, header, sizeof h);
+    if (h.src >= (uint32_t)aos__rt.npes)
+        return UCS_OK;
+    switch (h.kind) {
+    case AOS__UCX_WAKE:
+        if (h.a < h.b)
+            ring(h.a, h.b);
+        break;
+    case AOS__UCX_SIGNAL:
+        if (h.a % 8 == 0 && h.a <= aos__rt.arena_size - 8) {
+            /* seq_cst exchange: the waiter's acquire load of the word sees
+             * what the sender put before (flushed before this message), and
+             * as a full barrier it orders the sleeper check after it. */
+            (void)aos__exchange_seq_cst((uint64_t *)(void *)(aos__rt.my_base + h.a), h.b);
+            aos__fence_after_rmw();
+            aos__bell_ring(my_bell(), h.a, h.a + 8, 1);
+        }
+        break;
+    case AOS__UCX_CORE: aos__am_dispatch((int)h.src, (unsigned)h.a, data, len); break;
+    default: break;
+    }
+    return UCS_OK;
+}
+
+int aos__ucx_am_start(void)
+{
+    ucp_am_handler_param_t p = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                      UCP_AM_HANDLER_PARAM_FIELD_ARG,
+        .id = AM_ID,
+        .cb = on_message,
+        .arg = NULL,
+    };
+    return aos__ucx_status(ucp_worker_set_am_recv_handler(U.worker, &p),
+                           "setting the message handler", aos__rt.me);
+}
+
+int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, const void *payload,
+                size_t len)
+{
+    struct am_header h = {.src = (uint32_t)aos__rt.me, .kind = kind, .a = a, .b = b};
+    ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                             .flags = UCP_AM_SEND_FLAG_EAGER};
+    /* Waiting for local completion: h lives on this stack, and the caller
+     * may reuse payload when this returns. Eager sends of a few words
+     * complete at once. */
+    return aos__ucx_wait(ucp_am_send_nbx(U.peers[pe].ep, AM_ID, &h, sizeof h, payload, len, &p),
+                         "sending a message", pe);
+}
+
+/* ---- wakes after operations that complete later ------------------------- */
+
+/* A flush under way for one peer: the events of its puts and the range to
+ * wake once it is done. The UCX callback only marks it finished (lock-free
+ * push); settle does the rest outside UCX. */
+struct flush_ctx {
+    int pe;
+    struct aos__ucx_batch batch;
+    uint64_t lo, hi;
+    struct flush_ctx *next;
+};
+
+static struct flush_ctx *finished; /* lock-free stack of finished flushes */
+
+static void flush_done(void *request, ucs_status_t st, void *user_data)
+{
+    (void)st;
+    struct flush_ctx *c = user_data;
+    if (request != NULL) /* a request freed earlier would get no callback */
+        ucp_request_free(request);
+    struct flush_ctx *head = aos__load_relaxed(&finished);
+    do
+        c->next = head;
+    while (!__atomic_compare_exchange_n(&finished, &head, c, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED)); /* pairs with settle's acquire */
+}
+
+void aos__ucx_wake_later(int pe, uint64_t lo, uint64_t hi)
+{
+    struct aos__ucx_peer *p = &U.peers[pe];
+    pthread_mutex_lock(&U.lock);
+    if (p->wake_lo == p->wake_hi) {
+        p->wake_lo = lo;
+        p->wake_hi = hi;
+    } else {
+        if (lo < p->wake_lo)
+            p->wake_lo = lo;
+        if (hi > p->wake_hi)
+            p->wake_hi = hi;
+    }
+    flag_pending();
+    pthread_mutex_unlock(&U.lock);
+}
+
+void aos__ucx_batch_add(int pe, aos_event_t *ev, int *rc)
+{
+    struct aos__ucx_batch *b = &U.peers[pe].waiting;
+    pthread_mutex_lock(&U.lock);
+    if (b->count == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 16;
+        aos_event_t **grown = realloc(b->ev, cap * sizeof *grown);
+        if (grown == NULL) {
+            *rc = AOS_ERR_NO_MEMORY;
+            pthread_mutex_unlock(&U.lock);
+            return;
+        }
+        b->ev = grown;
+        b->cap = cap;
+    }
+    b->ev[b->count++] = ev;
+    flag_pending();
+    pthread_mutex_unlock(&U.lock);
+    *rc = AOS_OK;
+}
+
+/* Starts a flush for every peer with events or wakes waiting. Under lock. */
+static void start_flushes(void)
+{
+    U.pending = 0;
+    for (int pe = 0; pe < aos__rt.npes; pe++) {
+        struct aos__ucx_peer *p = &U.peers[pe];
+        if (p->ep == NULL || (p->waiting.count == 0 && p->wake_lo == p->wake_hi))
+            continue;
+        if (p->flushing) {
+            U.pending = 1; /* after the one under way */
+            continue;
+        }
+        struct flush_ctx *c = malloc(sizeof *c);
+        if (c == NULL) {
+            U.pending = 1;
+            return;
+        }
+        *c = (struct flush_ctx){.pe = pe, .batch = p->waiting, .lo = p->wake_lo,
+                                .hi = p->wake_hi};
+        p->waiting = (struct aos__ucx_batch){0};
+        p->wake_lo = p->wake_hi = 0;
+        p->flushing = 1;
+        ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                                  UCP_OP_ATTR_FIELD_USER_DATA,
+                                  .cb.send = flush_done,
+                                  .user_data = c};
+        ucs_status_ptr_t req = ucp_ep_flush_nbx(p->ep, &rp);
+        if (req == NULL || UCS_PTR_IS_ERR(req))
+            flush_done(NULL, UCS_OK, c); /* done (or failed: the job is ending) */
+    }
+}
+
+/* Completes what finished flushes covered and sends their wakes. */
+static int finish_flushes(void)
+{
+    /* Acquire: pairs with the release in flush_done. */
+    struct flush_ctx *c = __atomic_exchange_n(&finished, NULL, __ATOMIC_ACQUIRE);
+    int any = c != NULL;
+    while (c != NULL) {
+        struct flush_ctx *next = c->next;
+        for (size_t i = 0; i < c->batch.count; i++)
+            aos__event_complete_async(c->batch.ev[i]);
+        free(c->batch.ev);
+        if (c->lo < c->hi)
+            (void)aos__ucx_am(c->pe, AOS__UCX_WAKE, c->lo, c->hi, NULL, 0);
+        pthread_mutex_lock(&U.lock);
+        U.peers[c->pe].flushing = 0;
+        if (U.peers[c->pe].waiting.count != 0 || U.peers[c->pe].wake_lo != U.peers[c->pe].wake_hi)
+            U.pending = 1;
+        pthread_mutex_unlock(&U.lock);
+        free(c);
+        c = next;
+    }
+    if (any) /* a waiter here may wait for those events */
+        ring(0, UINT64_MAX);
+    return any;
+}
+
+static int outstanding(void)
+{
+    pthread_mutex_lock(&U.lock);
+    int busy = U.pending;
+    for (int pe = 0; pe < aos__rt.npes && !busy; pe++)
+        busy = U.peers[pe].flushing;
+    pthread_mutex_unlock(&U.lock);
+    return busy || aos__load_acquire(&finished) != NULL; /* pairs with flush_done */
+}
+
+void aos__ucx_settle(int wait)
+{
+    do {
+        /* Relaxed: a hint; wake_later sets it under the lock, rechecked there. */
+        if (aos__load_relaxed(&U.pending)) {
+            pthread_mutex_lock(&U.lock);
+            start_flushes();
+            pthread_mutex_unlock(&U.lock);
+        }
+        finish_flushes();
+        if (!wait || !outstanding())
+            return;
+        ucp_worker_progress(U.worker);
+    } while (1);
+}

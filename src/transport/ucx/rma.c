@@ -1,0 +1,300 @@
+/* Put, get, blocks, atomics and ordering over UCP.
+ *
+ * Completion: a blocking put is a put and a flush of its endpoint (the flush
+ * returns once the data is at the target), then a wake. A put with an event
+ * waits only until its source may be reused; its event joins the peer's
+ * batch, which the next flush of that peer completes (am.c: settle, run by
+ * progress, fence and quiet), so a stream of puts costs one flush, not one
+ * each.
+ *
+ * Ordering: UCP does not order an atomic after earlier puts on the network.
+ * Each peer has an `unflushed` mark, set by puts and posted atomics; a
+ * signal or an atomic to a marked peer first flushes it. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/atomics.h"
+#include "core/event.h"
+#include "core/runtime.h"
+#include "transport/ucx/ucx.h"
+
+#define U aos__ucx
+
+int aos__ucx_flush_peer(int pe)
+{
+    ucp_request_param_t none = {0};
+    /* Relaxed: a hint set by this PE's own puts; a flush is always correct. */
+    aos__store_relaxed(&U.peers[pe].unflushed, 0);
+    return aos__ucx_wait(ucp_ep_flush_nbx(U.peers[pe].ep, &none), "flushing", pe);
+}
+
+int aos__ucx_order_after_puts(int pe)
+{
+    /* Relaxed: set by this thread's earlier puts (program order), or by
+     * other threads' puts, which nothing orders before this call anyway. */
+    if (aos__load_relaxed(&U.peers[pe].unflushed))
+        return aos__ucx_flush_peer(pe);
+    return AOS_OK;
+}
+
+static void mark_unflushed(int pe)
+{
+    if (!aos__load_relaxed(&U.peers[pe].unflushed)) /* relaxed: see order_after_puts */
+        aos__store_relaxed(&U.peers[pe].unflushed, 1);
+}
+
+/* ev waits for the next flush of pe. */
+static int batch_event(int pe, aos_event_t *ev)
+{
+    int rc;
+    aos__ucx_batch_add(pe, ev, &rc);
+    return rc;
+}
+
+/* One contiguous put, split where the target's keys change; returns once
+ * src may be reused. */
+static int put_pieces(int pe, uint64_t off, const char *src, size_t len)
+{
+    ucp_request_param_t none = {0};
+    while (len > 0) {
+        size_t n = len;
+        ucp_rkey_h rk;
+        uint64_t raddr;
+        int rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
+        if (rc == AOS_OK)
+            rc = aos__ucx_wait(ucp_put_nbx(U.peers[pe].ep, src, n, raddr, rk, &none), "put", pe);
+        if (rc != AOS_OK)
+            return rc;
+        off += n;
+        src += n;
+        len -= n;
+    }
+    mark_unflushed(pe);
+    return AOS_OK;
+}
+
+static int get_pieces(char *dst, int pe, uint64_t off, size_t len)
+{
+    ucp_request_param_t none = {0};
+    while (len > 0) {
+        size_t n = len;
+        ucp_rkey_h rk;
+        uint64_t raddr;
+        int rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
+        if (rc == AOS_OK)
+            rc = aos__ucx_wait(ucp_get_nbx(U.peers[pe].ep, dst, n, raddr, rk, &none), "get", pe);
+        if (rc != AOS_OK)
+            return rc;
+        off += n;
+        dst += n;
+        len -= n;
+    }
+    return AOS_OK;
+}
+
+/* The puts of a write to [lo, hi) at pe are issued: complete it. */
+static int finish_write(int pe, uint64_t lo, uint64_t hi, aos_event_t *ev)
+{
+    if (ev != NULL) {
+        aos__event_post(ev);
+        int rc = batch_event(pe, ev);
+        if (rc != AOS_OK) {
+            aos__event_complete(ev); /* it was not attached after all */
+            return rc;
+        }
+        aos__ucx_wake_later(pe, lo, hi);
+        return AOS_OK;
+    }
+    int rc = aos__ucx_flush_peer(pe);
+    if (rc == AOS_OK)
+        rc = aos__ucx_am(pe, AOS__UCX_WAKE, lo, hi, NULL, 0);
+    return rc;
+}
+
+int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
+{
+    int rc = put_pieces(pe, off, src, len);
+    return rc != AOS_OK ? rc : finish_write(pe, off, off + len, ev);
+}
+
+/* Gets complete when their data is here; each waits, so gets from one
+ * target are ordered. */
+int aos__ucx_get(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
+{
+    int rc = get_pieces(dst, pe, off, len);
+    if (rc == AOS_OK)
+        aos__event_done_at_issue(ev);
+    return rc;
+}
+
+int aos__ucx_put_block(int pe, uint64_t off, const void *src, const aos_block_t *b,
+                         aos_event_t *ev)
+{
+    const char *s = src;
+    uint64_t hi = off;
+    for (size_t p = 0; p < b->count[1]; p++) {
+        for (size_t r = 0; r < b->count[0]; r++) {
+            uint64_t at = off + p * b->remote_stride[1] + r * b->remote_stride[0];
+            int rc = put_pieces(pe, at, s + p * b->local_stride[1] + r * b->local_stride[0],
+                                b->run);
+            if (rc != AOS_OK)
+                return rc;
+            if (at + b->run > hi)
+                hi = at + b->run;
+        }
+    }
+    return finish_write(pe, off, hi, ev);
+}
+
+int aos__ucx_get_block(void *dst, int pe, uint64_t off, const aos_block_t *b,
+                         aos_event_t *ev)
+{
+    char *d = dst;
+    for (size_t p = 0; p < b->count[1]; p++) {
+        for (size_t r = 0; r < b->count[0]; r++) {
+            int rc = get_pieces(d + p * b->local_stride[1] + r * b->local_stride[0], pe,
+                                off + p * b->remote_stride[1] + r * b->remote_stride[0],
+                                b->run);
+            if (rc != AOS_OK)
+                return rc;
+        }
+    }
+    aos__event_done_at_issue(ev);
+    return AOS_OK;
+}
+
+int aos__ucx_signal_store(int pe, uint64_t off, uint64_t value)
+{
+    int rc = aos__ucx_order_after_puts(pe);
+    return rc != AOS_OK ? rc : aos__ucx_am(pe, AOS__UCX_SIGNAL, off, value, NULL, 0);
+}
+
+/* ---- atomics -------------------------------------------------------------- */
+
+/* An atomic in flight with an event: UCP reads its operand and writes its
+ * result until it completes. */
+struct amo_ctx {
+    uint64_t operand;
+    uint64_t reply;
+    void *result;
+    unsigned width;
+    aos_event_t *ev;
+};
+
+static void amo_done(void *request, ucs_status_t st, void *user_data)
+{
+    (void)st;
+    struct amo_ctx *c = user_data;
+    ucp_request_free(request); /* freed before completion, it would get no callback */
+    if (c->result != NULL)
+        memcpy(c->result, &c->reply, c->width); /* little-endian: the low bytes */
+    aos__event_complete_async(c->ev);
+    free(c);
+}
+
+/* UCP's opcode for op; SET, CLEAR and READ become swaps and adds. */
+static ucp_atomic_op_t ucp_op(aos_amo_op_t op, uint64_t *operand)
+{
+    switch (op) {
+    case AOS_AMO_ADD: return UCP_ATOMIC_OP_ADD;
+    case AOS_AMO_AND: return UCP_ATOMIC_OP_AND;
+    case AOS_AMO_OR: return UCP_ATOMIC_OP_OR;
+    case AOS_AMO_XOR: return UCP_ATOMIC_OP_XOR;
+    case AOS_AMO_SET: return UCP_ATOMIC_OP_SWAP;
+    case AOS_AMO_CLEAR: *operand = 0; return UCP_ATOMIC_OP_SWAP;
+    case AOS_AMO_READ: *operand = 0; return UCP_ATOMIC_OP_ADD;
+    case AOS_AMO_CAS: return UCP_ATOMIC_OP_CSWAP;
+    }
+    return UCP_ATOMIC_OP_LAST;
+}
+
+int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
+                   uint64_t compare, void *result, aos_event_t *ev)
+{
+    int rc = aos__ucx_order_after_puts(pe);
+    if (rc != AOS_OK)
+        return rc;
+    size_t n = width;
+    ucp_rkey_h rk;
+    uint64_t raddr;
+    rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
+    if (rc != AOS_OK)
+        return rc;
+    uint64_t opd = operand;
+    ucp_atomic_op_t uop = ucp_op(op, &opd);
+    /* Posted and without a reply: fire and forget, complete by the next
+     * flush of pe (fence, quiet, a later atomic's ordering flush). */
+    int posted = result == NULL && ev == NULL && uop != UCP_ATOMIC_OP_SWAP;
+    struct amo_ctx *c = malloc(sizeof *c);
+    if (c == NULL)
+        return AOS_ERR_NO_MEMORY;
+    /* CSWAP: buffer holds the value compared, reply the value swapped in. */
+    *c = (struct amo_ctx){.operand = uop == UCP_ATOMIC_OP_CSWAP ? compare : opd,
+                          .reply = opd, .result = result, .width = width, .ev = ev};
+    ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+                              .datatype = ucp_dt_make_contig(width)};
+    if (!posted) {
+        rp.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        rp.reply_buffer = &c->reply;
+    }
+    if (ev != NULL) {
+        rp.op_attr_mask |= UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+        rp.cb.send = amo_done;
+        rp.user_data = c;
+        aos__event_post(ev);
+    }
+    ucs_status_ptr_t req = ucp_atomic_op_nbx(U.peers[pe].ep, uop, &c->operand, 1, raddr, rk, &rp);
+    if (ev != NULL && !UCS_PTR_IS_ERR(req)) {
+        if (req == NULL) { /* done at once: no callback comes */
+            if (result != NULL)
+                memcpy(result, &c->reply, width);
+            free(c);
+            aos__event_complete(ev);
+        } /* else amo_done completes it */
+        if (op != AOS_AMO_READ)
+            aos__ucx_wake_later(pe, off, off + width);
+        return AOS_OK;
+    }
+    if (ev != NULL)
+        aos__event_complete(ev); /* failed: nothing stays attached */
+    rc = aos__ucx_wait(req, "atomic", pe);
+    if (rc == AOS_OK && result != NULL)
+        memcpy(result, &c->reply, width);
+    free(c);
+    if (rc != AOS_OK || op == AOS_AMO_READ)
+        return rc;
+    if (posted) {
+        mark_unflushed(pe);
+        aos__ucx_wake_later(pe, off, off + width);
+        return AOS_OK;
+    }
+    return aos__ucx_am(pe, AOS__UCX_WAKE, off, off + width, NULL, 0);
+}
+
+/* ---- ordering ------------------------------------------------------------- */
+
+int aos__ucx_fence(int pe)
+{
+    int rc = aos__ucx_flush_peer(pe);
+    aos__ucx_settle(0);
+    return rc;
+}
+
+/* Blocking operations are complete when they return: only peers that puts
+ * with events or posted atomics left unflushed need a flush (a round trip
+ * each), and those events' batches then complete. */
+int aos__ucx_quiet(void)
+{
+    int rc = AOS_OK;
+    for (int pe = 0; pe < aos__rt.npes; pe++) {
+        /* Relaxed: see aos__ucx_order_after_puts. */
+        if (U.peers[pe].ep != NULL && aos__load_relaxed(&U.peers[pe].unflushed)) {
+            int frc = aos__ucx_flush_peer(pe);
+            if (rc == AOS_OK)
+                rc = frc;
+        }
+    }
+    aos__ucx_settle(1);
+    return rc;
+}

@@ -1,0 +1,293 @@
+/* The UCX transport: start-up (context, worker, endpoints, the address and
+ * key exchange through the bootstrap), teardown, and the operations table.
+ * See ucx.h for the files and transport.h for the contract. */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/atomics.h"
+#include "core/bootstrap.h"
+#include "core/runtime.h"
+#include "transport/ucx/ucx.h"
+
+struct aos__ucx aos__ucx;
+#define U aos__ucx
+
+int aos__ucx_status(ucs_status_t st, const char *what, int pe)
+{
+    if (st == UCS_OK)
+        return AOS_OK;
+    fprintf(stderr, "aos: PE %d: UCX failed %s (PE %d): %s\n", aos__rt.me, what, pe,
+            ucs_status_string(st));
+    return st == UCS_ERR_NO_MEMORY ? AOS_ERR_NO_MEMORY : AOS_ERR_NETWORK;
+}
+
+int aos__ucx_wait(ucs_status_ptr_t req, const char *what, int pe)
+{
+    if (req == NULL)
+        return AOS_OK;
+    if (UCS_PTR_IS_ERR(req))
+        return aos__ucx_status(UCS_PTR_STATUS(req), what, pe);
+    ucs_status_t st;
+    unsigned idle = 0;
+    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+        if (ucp_worker_progress(U.worker) != 0)
+            idle = 0;
+        else if (++idle >= 64) /* the peer may need this CPU to answer */
+            sched_yield();
+    }
+    ucp_request_free(req);
+    return aos__ucx_status(st, what, pe);
+}
+
+/* What each PE publishes: its arena's address, worker address and the
+ * fixed part's key. */
+struct blob_head {
+    uint64_t base;
+    uint32_t addr_len;
+    uint32_t key_len;
+};
+
+static void on_peer_error(void *arg, ucp_ep_h ep, ucs_status_t st)
+{
+    (void)ep;
+    /* Said only in debug output: a peer that finalized before me closes its
+     * end too, and a peer that died is reported by the launcher; operations
+     * on the endpoint fail with AOS_ERR_NETWORK. */
+    aos__debug("connection to PE %d closed: %s", (int)(intptr_t)arg, ucs_status_string(st));
+}
+
+static int connect_peers(const char *all, const size_t *offs)
+{
+    for (int pe = 0; pe < aos__rt.npes; pe++) {
+        if (aos__rt.peers[pe].tp != &aos__transport_net)
+            continue;
+        struct blob_head h;
+        const char *b = all + offs[pe];
+        if (offs[pe + 1] - offs[pe] < sizeof h)
+            return AOS_ERR_BOOTSTRAP;
+        memcpy(&h, b, sizeof h);
+        if (sizeof h + (size_t)h.addr_len + h.key_len > offs[pe + 1] - offs[pe])
+            return AOS_ERR_BOOTSTRAP;
+        ucp_ep_params_t ep = {
+            .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                          UCP_EP_PARAM_FIELD_ERR_HANDLER,
+            .address = (const ucp_address_t *)(const void *)(b + sizeof h),
+            .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+            .err_handler = {.cb = on_peer_error, .arg = (void *)(intptr_t)pe},
+        };
+        struct aos__ucx_peer *p = &U.peers[pe];
+        int rc = aos__ucx_status(ucp_ep_create(U.worker, &ep, &p->ep), "connecting", pe);
+        if (rc != AOS_OK)
+            return rc;
+        p->base = h.base;
+        rc = aos__ucx_status(ucp_ep_rkey_unpack(p->ep, b + sizeof h + h.addr_len, &p->fixed),
+                             "unpacking a remote key", pe);
+        if (rc != AOS_OK)
+            return rc;
+    }
+    return AOS_OK;
+}
+
+/* Publishes my addresses and connects to every off-node peer. */
+static int exchange(struct aos__runtime *rt)
+{
+    void *key = NULL;
+    size_t key_len = 0;
+    int rc = aos__ucx_keys_start(&key, &key_len);
+    if (rc != AOS_OK)
+        return rc;
+    ucp_address_t *addr;
+    size_t addr_len;
+    rc = aos__ucx_status(ucp_worker_get_address(U.worker, &addr, &addr_len),
+                         "getting the worker address", rt->me);
+    if (rc != AOS_OK)
+        goto fail_key;
+    struct blob_head h = {.base = (uint64_t)(uintptr_t)rt->my_base,
+                          .addr_len = (uint32_t)addr_len,
+                          .key_len = (uint32_t)key_len};
+    size_t len = sizeof h + addr_len + key_len;
+    char *mine = malloc(len);
+    if (mine == NULL) {
+        rc = AOS_ERR_NO_MEMORY;
+        goto fail_addr;
+    }
+    memcpy(mine, &h, sizeof h);
+    memcpy(mine + sizeof h, addr, addr_len);
+    memcpy(mine + sizeof h + addr_len, key, key_len);
+    char *all;
+    size_t *offs;
+    rc = aos__bootstrap_allgather(rt, mine, len, &all, &offs);
+    free(mine);
+    if (rc == AOS_OK) {
+        rc = connect_peers(all, offs);
+        free(all);
+        free(offs);
+    }
+fail_addr:
+    ucp_worker_release_address(U.worker, addr);
+fail_key:
+    ucp_rkey_buffer_release(key);
+    return rc;
+}
+
+static int open_worker(struct aos__runtime *rt)
+{
+    ucp_config_t *cfg;
+    int rc = aos__ucx_status(ucp_config_read(NULL, NULL, &cfg), "reading its configuration",
+                             rt->me);
+    if (rc != AOS_OK)
+        return rc;
+    /* Two threads drive the worker (the program's and the progress thread),
+     * often more threads than CPUs: a holder of UCP's lock that sleeps must
+     * not leave the other spinning on it, so a mutex, unless set. */
+    if (getenv("UCX_USE_MT_MUTEX") == NULL)
+        (void)ucp_config_modify(cfg, "USE_MT_MUTEX", "y");
+    ucp_params_t params = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
+        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
+                    UCP_FEATURE_WAKEUP,
+        .mt_workers_shared = 1,
+    };
+    rc = aos__ucx_status(ucp_init(&params, cfg, &U.context), "initialising", rt->me);
+    ucp_config_release(cfg);
+    if (rc != AOS_OK)
+        return rc;
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_MULTI};
+    rc = aos__ucx_status(ucp_worker_create(U.context, &wp, &U.worker), "creating a worker",
+                         rt->me);
+    if (rc != AOS_OK)
+        goto fail_context;
+    ucp_worker_attr_t attr = {.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE};
+    rc = aos__ucx_status(ucp_worker_query(U.worker, &attr), "querying the worker", rt->me);
+    if (rc == AOS_OK && attr.thread_mode != UCS_THREAD_MODE_MULTI) {
+        fprintf(stderr, "aos: PE %d: this UCX was built without thread support "
+                        "(--enable-mt), which aos needs\n", rt->me);
+        rc = AOS_ERR_NETWORK;
+    }
+    if (rc == AOS_OK)
+        rc = aos__ucx_status(ucp_worker_get_efd(U.worker, &U.efd), "getting its event fd",
+                             rt->me);
+    if (rc == AOS_OK)
+        rc = aos__ucx_am_start();
+    if (rc != AOS_OK)
+        goto fail_worker;
+    return AOS_OK;
+
+fail_worker:
+    ucp_worker_destroy(U.worker);
+fail_context:
+    ucp_cleanup(U.context);
+    return rc;
+}
+
+static void close_peers(void)
+{
+    aos__ucx_keys_stop();
+    ucp_request_param_t force = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                 .flags = UCP_EP_CLOSE_FLAG_FORCE};
+    for (int pe = 0; pe < aos__rt.npes; pe++) {
+        struct aos__ucx_peer *p = &U.peers[pe];
+        if (p->ep != NULL)
+            (void)aos__ucx_wait(ucp_ep_close_nbx(p->ep, &force), "closing", pe);
+        p->ep = NULL;
+        free(p->waiting.ev);
+    }
+}
+
+static int ucx_start(struct aos__runtime *rt)
+{
+    memset(&U, 0, sizeof U);
+    U.peers = calloc((size_t)rt->npes, sizeof *U.peers);
+    if (U.peers == NULL)
+        return AOS_ERR_NO_MEMORY;
+    pthread_mutex_init(&U.lock, NULL);
+    pthread_mutex_init(&U.key_lock, NULL);
+    int rc = open_worker(rt);
+    if (rc != AOS_OK)
+        goto fail_peers;
+    rc = exchange(rt);
+    if (rc != AOS_OK)
+        goto fail_connected;
+    rc = aos__ucx_thread_start();
+    if (rc != AOS_OK)
+        goto fail_connected;
+    return AOS_OK;
+
+fail_connected:
+    close_peers();
+    ucp_worker_destroy(U.worker);
+    ucp_cleanup(U.context);
+fail_peers:
+    pthread_mutex_destroy(&U.key_lock);
+    pthread_mutex_destroy(&U.lock);
+    free(U.peers);
+    U.peers = NULL;
+    return rc;
+}
+
+static void ucx_stop(struct aos__runtime *rt)
+{
+    /* Every message and write of mine reaches its target before the
+     * endpoints go (the last barrier's signals among them). */
+    ucp_request_param_t none = {0};
+    (void)aos__ucx_quiet();
+    (void)aos__ucx_wait(ucp_worker_flush_nbx(U.worker, &none), "flushing at the end", rt->me);
+    aos__ucx_thread_stop();
+    close_peers();
+    ucp_worker_destroy(U.worker);
+    ucp_cleanup(U.context);
+    pthread_mutex_destroy(&U.key_lock);
+    pthread_mutex_destroy(&U.lock);
+    free(U.peers);
+    U.peers = NULL;
+}
+
+static int ucx_thread_start(void)
+{
+    return AOS_OK; /* UCP state is per process; the worker takes any thread */
+}
+
+static void ucx_thread_stop(void)
+{
+}
+
+static void ucx_progress(void)
+{
+    ucp_worker_progress(U.worker);
+    aos__ucx_settle(0);
+}
+
+static int ucx_local_ptr(int pe, uint64_t off, void **ptr)
+{
+    (void)pe, (void)off, (void)ptr;
+    return AOS_ERR_NOT_LOCAL;
+}
+
+static int ucx_am_send(int pe, unsigned id, const void *payload, size_t len)
+{
+    int rc = aos__ucx_order_after_puts(pe);
+    return rc != AOS_OK ? rc : aos__ucx_am(pe, AOS__UCX_CORE, id, 0, payload, len);
+}
+
+const struct aos__transport aos__transport_net = {
+    .name = "ucx",
+    .start = ucx_start,
+    .stop = ucx_stop,
+    .thread_start = ucx_thread_start,
+    .thread_stop = ucx_thread_stop,
+    .put = aos__ucx_put,
+    .get = aos__ucx_get,
+    .put_block = aos__ucx_put_block,
+    .get_block = aos__ucx_get_block,
+    .signal_store = aos__ucx_signal_store,
+    .amo = aos__ucx_amo,
+    .progress = ucx_progress,
+    .fence = aos__ucx_fence,
+    .quiet = aos__ucx_quiet,
+    .local_ptr = ucx_local_ptr,
+    .expose = aos__ucx_expose,
+    .am_send = ucx_am_send,
+};

@@ -1,0 +1,106 @@
+/* The UCX transport's shared state (UCP: one context and one worker per PE,
+ * an endpoint per off-node peer). Files: ucx.c (start/stop and the table),
+ * rma.c (put/get/blocks/atomics/ordering), keys.c (memory registration and
+ * remote keys), am.c (active messages: wakes, signals, the core's
+ * messages), thread.c (the progress thread asleep on the worker's event fd).
+ *
+ * Thread safety: the worker runs in UCS_THREAD_MODE_MULTI, so any thread may
+ * call UCP; aos's own per-peer bookkeeping is under `lock`, except the
+ * `unflushed` hints, which are atomics. UCX completion callbacks run inside
+ * whichever thread drives the worker, maybe one holding a lock: they take
+ * none, they only update atomics. */
+#ifndef AOS_TRANSPORT_UCX_H
+#define AOS_TRANSPORT_UCX_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <ucp/api/ucp.h>
+
+#include "aos.h"
+
+/* Events whose puts to one peer complete with its next flush. */
+struct aos__ucx_batch {
+    aos_event_t **ev;
+    size_t count, cap;
+};
+
+struct aos__ucx_peer {
+    ucp_ep_h ep;                /* NULL for PEs of my node (shared memory serves them) */
+    uint64_t base;              /* address of the peer's arena in its process */
+    ucp_rkey_h fixed;           /* its arena's fixed part [0, heap_off) */
+    ucp_rkey_h *granules;       /* its granules' keys, unpacked on first use */
+    uint32_t unflushed;         /* puts or posted atomics not known complete (atomic) */
+    /* Under lock: */
+    struct aos__ucx_batch waiting; /* events of puts not yet covered by a flush */
+    int flushing;               /* a flush for an earlier batch is under way */
+    uint64_t wake_lo, wake_hi;  /* range written since the last wake; lo == hi: none */
+};
+
+struct aos__ucx {
+    ucp_context_h context;
+    ucp_worker_h worker;
+    int efd;                       /* the worker's event descriptor */
+    struct aos__ucx_peer *peers;   /* npes entries */
+    pthread_mutex_t lock;
+    int pending;                   /* peers with a batch or a wake to send (under lock) */
+    ucp_mem_h fixed_mem;           /* my fixed part, registered at start */
+    ucp_mem_h *granule_mem;        /* my granules, registered when exposed */
+    size_t granules;
+    pthread_mutex_t expose_lock;   /* registering my granules */
+    pthread_mutex_t key_lock;      /* unpacking peers' granule keys */
+};
+
+extern struct aos__ucx aos__ucx;
+
+/* Maps a UCX status to an aos one, saying on stderr what failed. */
+int aos__ucx_status(ucs_status_t st, const char *what, int pe);
+/* Waits for a request (NULL: done already), driving the worker, and frees
+ * it. */
+int aos__ucx_wait(ucs_status_ptr_t req, const char *what, int pe);
+/* Flushes every earlier operation to pe (remote completion). */
+int aos__ucx_flush_peer(int pe);
+/* Flushes pe when puts or posted atomics to it may be outstanding, so what
+ * follows is applied after them. */
+int aos__ucx_order_after_puts(int pe);
+
+/* rma.c: the table's data operations (transport.h) */
+int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev);
+int aos__ucx_get(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev);
+int aos__ucx_put_block(int pe, uint64_t off, const void *src, const aos_block_t *b,
+                       aos_event_t *ev);
+int aos__ucx_get_block(void *dst, int pe, uint64_t off, const aos_block_t *b, aos_event_t *ev);
+int aos__ucx_signal_store(int pe, uint64_t off, uint64_t value);
+int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
+                 uint64_t compare, void *result, aos_event_t *ev);
+int aos__ucx_fence(int pe);
+int aos__ucx_quiet(void);
+
+/* keys.c */
+int aos__ucx_keys_start(void *packed_fixed[1], size_t *packed_len);
+void aos__ucx_keys_stop(void);
+int aos__ucx_expose(uint64_t off, uint64_t len);
+/* The key and remote address for [off, off + *len) at pe; shortens *len to
+ * what that key covers. AOS_ERR_BOUNDS when pe has not registered it. */
+int aos__ucx_remote(int pe, uint64_t off, size_t *len, ucp_rkey_h *rkey, uint64_t *raddr);
+
+/* am.c */
+int aos__ucx_am_start(void);
+/* Sends one message to pe: a kind with two words, and a payload. */
+enum aos__ucx_am_kind { AOS__UCX_WAKE, AOS__UCX_SIGNAL, AOS__UCX_CORE };
+int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, const void *payload,
+                size_t len);
+/* Records [lo, hi) written at pe by an operation that completes later: the
+ * wake goes after the flush that completes it. */
+void aos__ucx_wake_later(int pe, uint64_t lo, uint64_t hi);
+/* ev completes with the next flush of pe; *rc AOS_OK or AOS_ERR_NO_MEMORY. */
+void aos__ucx_batch_add(int pe, aos_event_t *ev, int *rc);
+/* Wakes every sleeper of this PE (something arrived). */
+void aos__ucx_ring_all(void);
+/* Flushes and wakes what wake_later and put batches left (progress). */
+void aos__ucx_settle(int wait);
+
+/* thread.c */
+int aos__ucx_thread_start(void);
+void aos__ucx_thread_stop(void);
+
+#endif

@@ -1,0 +1,142 @@
+/* Promises that must hold whether a peer shares my node or not (run on one
+ * node and split into pseudo-nodes, tests/CMakeLists.txt):
+ *  1. one-sidedness: PE 0 computes and never calls aos while the others
+ *     put, get and fetch-add into its memory, and it sees their updates;
+ *  2. a waiter asleep on a word wakes when another PE's put, put with an
+ *     event + quiet, or posted atomic changes it;
+ *  3. an atomic after puts needs no fence: when the counter says round r has
+ *     arrived, the whole buffer (up to 4 MiB) holds round r's data. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/check.h"
+
+#ifndef AOS_TEST_BIG_MIB
+#define AOS_TEST_BIG_MIB 4
+#endif
+#define UPDATES 200 /* per PE, in part 1 */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void computing_target(int me, int n)
+{
+    uint64_t *counter = aos_calloc(1, sizeof *counter);
+    uint64_t *slots = aos_calloc((size_t)n * UPDATES, sizeof *slots);
+    CHECK(counter != NULL && slots != NULL);
+    CHECK_OK(aos_barrier_all());
+    uint64_t want = (uint64_t)(n - 1) * UPDATES;
+    if (me == 0) {
+        /* No aos call until every update is in: only the others' PEs and
+         * the transport move data. A plain atomic load is not an aos call. */
+        double deadline = now_s() + 120;
+        volatile double sink = 0;
+        while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < want && now_s() < deadline)
+            for (int i = 0; i < 10000; i++)
+                sink = sink + i * 0.5;
+        CHECK(__atomic_load_n(counter, __ATOMIC_ACQUIRE) == want);
+        for (int pe = 1; pe < n; pe++)
+            for (int i = 0; i < UPDATES; i++)
+                CHECK(slots[pe * UPDATES + i] == ((uint64_t)pe << 32 | (uint64_t)i));
+    } else {
+        for (int i = 0; i < UPDATES; i++) {
+            uint64_t v = (uint64_t)me << 32 | (uint64_t)i, back = 0, old = 0;
+            uint64_t *slot = &slots[me * UPDATES + i];
+            CHECK_OK(aos_putmem(0, slot, &v, sizeof v, NULL));
+            CHECK_OK(aos_getmem(0, &back, slot, sizeof back, NULL));
+            CHECK(back == v);
+            CHECK_OK(aos_amo_fetch_sym(0, counter, AOS_AMO_ADD, AOS_AMO_U64, 1, 0, &old, NULL));
+            CHECK(old < want);
+        }
+    }
+    CHECK_OK(aos_barrier_all());
+    aos_free(slots);
+    aos_free(counter);
+}
+
+/* PE 0 sleeps in a wait; PE 1 changes the word long after, three ways. */
+static void sleeping_waiter(int me, int n)
+{
+    uint64_t *word = aos_calloc(3, sizeof *word);
+    CHECK(word != NULL);
+    aos_event_t *ev;
+    CHECK_OK(aos_event_create(&ev));
+    CHECK_OK(aos_barrier_all());
+    for (int how = 0; how < 3 && n > 1; how++) {
+        if (me == 0) {
+            CHECK_OK(aos_wait_until_u64(&word[how], AOS_CMP_EQ, 40u + (unsigned)how));
+        } else if (me == 1) {
+            usleep(300 * 1000); /* long past spinning and yielding: PE 0 sleeps */
+            uint64_t v = 40u + (unsigned)how;
+            if (how == 0) {
+                CHECK_OK(aos_putmem(0, &word[how], &v, sizeof v, NULL));
+            } else if (how == 1) {
+                CHECK_OK(aos_putmem(0, &word[how], &v, sizeof v, ev));
+                CHECK_OK(aos_quiet());
+                CHECK_OK(aos_event_wait(ev));
+            } else {
+                CHECK_OK(aos_amo_post_sym(0, &word[how], AOS_AMO_ADD, AOS_AMO_U64, v));
+            }
+        }
+        CHECK_OK(aos_barrier_all());
+    }
+    CHECK_OK(aos_event_destroy(ev));
+    aos_free(word);
+}
+
+/* Each PE sends rounds to its right neighbour: data, then a posted add. */
+static void atomic_after_puts(int me, int n)
+{
+    size_t big = (size_t)AOS_TEST_BIG_MIB << 20;
+    uint8_t *buf = aos_malloc(big);
+    uint64_t *count = aos_calloc(1, sizeof *count);
+    uint64_t *ack = aos_calloc(1, sizeof *ack);
+    uint8_t *src = malloc(big);
+    CHECK(buf != NULL && count != NULL && ack != NULL && src != NULL);
+    aos_event_t *ev;
+    CHECK_OK(aos_event_create(&ev));
+    CHECK_OK(aos_barrier_all());
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    const size_t sizes[] = {8, 4096, 65536 + 24, 1u << 20, big};
+    uint64_t round = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        for (int rep = 0; rep < 8; rep++) {
+            round++;
+            /* the right neighbour has checked the round before */
+            CHECK_OK(aos_wait_until_u64(ack, AOS_CMP_GE, round - 1));
+            pattern_fill(src, sizes[si], (unsigned)(round * 131 + (uint64_t)me));
+            aos_event_t *e = rep % 2 ? ev : NULL; /* with and without an event */
+            CHECK_OK(aos_putmem(right, buf, src, sizes[si], e));
+            CHECK_OK(aos_amo_post_sym(right, count, AOS_AMO_ADD, AOS_AMO_U64, 1));
+            CHECK_OK(aos_wait_until_u64(count, AOS_CMP_GE, round));
+            CHECK(pattern_check(buf, sizes[si], (unsigned)(round * 131 + (uint64_t)left)) ==
+                  sizes[si]);
+            CHECK_OK(aos_putmem(left, ack, &round, sizeof round, NULL));
+            if (e != NULL)
+                CHECK_OK(aos_event_wait(ev));
+        }
+    }
+    CHECK_OK(aos_barrier_all());
+    CHECK_OK(aos_event_destroy(ev));
+    free(src);
+    aos_free(ack);
+    aos_free(count);
+    aos_free(buf);
+}
+
+int main(void)
+{
+    CHECK_OK(aos_init());
+    int me = aos_my_pe(), n = aos_n_pes();
+    computing_target(me, n);
+    sleeping_waiter(me, n);
+    atomic_after_puts(me, n);
+    CHECK_OK(aos_finalize());
+    return 0;
+}
