@@ -44,8 +44,8 @@ void aos__ucx_ring_all(void)
  * with nothing else to wake it. Under lock. */
 static void flag_pending(void)
 {
-    if (!U.pending) {
-        U.pending = 1;
+    if (!aos__load_relaxed(&U.pending)) {
+        aos__store_relaxed(&U.pending, 1);
         (void)ucp_worker_signal(U.worker);
     }
 }
@@ -175,18 +175,18 @@ void aos__ucx_batch_add(int pe, aos_event_t *ev, int *rc)
 /* Starts a flush for every peer with events or wakes waiting. Under lock. */
 static void start_flushes(void)
 {
-    U.pending = 0;
+    aos__store_relaxed(&U.pending, 0);
     for (int pe = 0; pe < aos__rt.npes; pe++) {
         struct aos__ucx_peer *p = &U.peers[pe];
         if (p->ep == NULL || (p->waiting.count == 0 && p->wake_lo == p->wake_hi))
             continue;
         if (p->flushing) {
-            U.pending = 1; /* after the one under way */
+            aos__store_relaxed(&U.pending, 1); /* after the one under way */
             continue;
         }
         struct flush_ctx *c = malloc(sizeof *c);
         if (c == NULL) {
-            U.pending = 1;
+            aos__store_relaxed(&U.pending, 1);
             return;
         }
         *c = (struct flush_ctx){.pe = pe, .batch = p->waiting, .lo = p->wake_lo,
@@ -220,7 +220,7 @@ static int finish_flushes(void)
         pthread_mutex_lock(&U.lock);
         U.peers[c->pe].flushing = 0;
         if (U.peers[c->pe].waiting.count != 0 || U.peers[c->pe].wake_lo != U.peers[c->pe].wake_hi)
-            U.pending = 1;
+            aos__store_relaxed(&U.pending, 1);
         pthread_mutex_unlock(&U.lock);
         free(c);
         c = next;
@@ -233,7 +233,7 @@ static int finish_flushes(void)
 static int outstanding(void)
 {
     pthread_mutex_lock(&U.lock);
-    int busy = U.pending;
+    int busy = aos__load_relaxed(&U.pending);
     for (int pe = 0; pe < aos__rt.npes && !busy; pe++)
         busy = U.peers[pe].flushing;
     pthread_mutex_unlock(&U.lock);

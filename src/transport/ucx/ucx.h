@@ -42,7 +42,8 @@ struct aos__ucx {
     int efd;                       /* the worker's event descriptor */
     struct aos__ucx_peer *peers;   /* npes entries */
     pthread_mutex_t lock;
-    int pending;                   /* peers with a batch or a wake to send (under lock) */
+    int pending;                   /* peers with a batch or a wake to send: written under
+                                    * lock, read without as a hint (relaxed atomics) */
     ucp_mem_h fixed_mem;           /* my fixed part, registered at start */
     ucp_mem_h *granule_mem;        /* my granules, registered when exposed */
     size_t granules;
