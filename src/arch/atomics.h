@@ -21,6 +21,7 @@
 #define aos__fetch_sub_seq_cst(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST)
 #define aos__exchange_acquire(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
 #define aos__exchange_seq_cst(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+#define aos__fetch_or_relaxed(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
 #define aos__fetch_or_seq_cst(p, v) __atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST)
 
 /* Fences. On x86-64 (TSO) acquire and release fences only restrain the

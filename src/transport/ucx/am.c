@@ -40,14 +40,14 @@ void aos__ucx_ring_all(void)
     ring(0, UINT64_MAX);
 }
 
-/* Work for settle appeared: the progress thread may sleep on the event fd
- * with nothing else to wake it. Under lock. */
+/* Work for settle appeared. Nobody is woken for it: the issuing thread
+ * settles at its next progress, fence, quiet or wait, and the progress
+ * thread within its poll timeout (a signal per posted operation cost more
+ * than the operation). Under lock. */
 static void flag_pending(void)
 {
-    if (!aos__load_relaxed(&U.pending)) {
+    if (!aos__load_relaxed(&U.pending))
         aos__store_relaxed(&U.pending, 1);
-        (void)ucp_worker_signal(U.worker);
-    }
 }
 
 static ucs_status_t on_message(void *arg, const void *header, size_t header_len, void *data,

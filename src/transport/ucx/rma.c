@@ -33,15 +33,16 @@ int aos__ucx_order_after_puts(int pe)
 {
     /* Relaxed: set by this thread's earlier puts (program order), or by
      * other threads' puts, which nothing orders before this call anyway. */
-    if (aos__load_relaxed(&U.peers[pe].unflushed))
+    if (aos__load_relaxed(&U.peers[pe].unflushed) & AOS__UCX_PUTS)
         return aos__ucx_flush_peer(pe);
     return AOS_OK;
 }
 
-static void mark_unflushed(int pe)
+static void mark_unflushed(int pe, uint32_t what)
 {
-    if (!aos__load_relaxed(&U.peers[pe].unflushed)) /* relaxed: see order_after_puts */
-        aos__store_relaxed(&U.peers[pe].unflushed, 1);
+    uint32_t now = aos__load_relaxed(&U.peers[pe].unflushed); /* relaxed: as above */
+    if ((now & what) != what)
+        aos__fetch_or_relaxed(&U.peers[pe].unflushed, what);
 }
 
 /* ev waits for the next flush of pe. */
@@ -70,7 +71,7 @@ static int put_pieces(int pe, uint64_t off, const char *src, size_t len)
         src += n;
         len -= n;
     }
-    mark_unflushed(pe);
+    mark_unflushed(pe, AOS__UCX_PUTS);
     return AOS_OK;
 }
 
@@ -226,8 +227,10 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
     /* Posted and without a reply: fire and forget, complete by the next
      * flush of pe (fence, quiet, a later atomic's ordering flush). */
     int posted = result == NULL && ev == NULL && uop != UCP_ATOMIC_OP_SWAP;
-    struct amo_ctx *c = malloc(sizeof *c);
-    if (c == NULL)
+    /* UCP uses operand and reply until the atomic completes: on the heap
+     * when that is after this call returns, else here. */
+    struct amo_ctx local, *c = &local;
+    if (ev != NULL && (c = malloc(sizeof *c)) == NULL)
         return AOS_ERR_NO_MEMORY;
     /* CSWAP: buffer holds the value compared, reply the value swapped in. */
     *c = (struct amo_ctx){.operand = uop == UCP_ATOMIC_OP_CSWAP ? compare : opd,
@@ -256,16 +259,18 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
             aos__ucx_wake_later(pe, off, off + width);
         return AOS_OK;
     }
-    if (ev != NULL)
+    if (ev != NULL) {
         aos__event_complete(ev); /* failed: nothing stays attached */
+        free(c);
+        return aos__ucx_status(UCS_PTR_STATUS(req), "atomic", pe);
+    }
     rc = aos__ucx_wait(req, "atomic", pe);
     if (rc == AOS_OK && result != NULL)
         memcpy(result, &c->reply, width);
-    free(c);
     if (rc != AOS_OK || op == AOS_AMO_READ)
         return rc;
     if (posted) {
-        mark_unflushed(pe);
+        mark_unflushed(pe, AOS__UCX_POSTED);
         aos__ucx_wake_later(pe, off, off + width);
         return AOS_OK;
     }

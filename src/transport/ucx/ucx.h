@@ -24,12 +24,18 @@ struct aos__ucx_batch {
     size_t count, cap;
 };
 
+/* What may be outstanding to a peer: puts (a later atomic, signal or
+ * message flushes them first), or only posted atomics (quiet flushes them;
+ * atomics need no order among themselves). */
+#define AOS__UCX_PUTS 1u
+#define AOS__UCX_POSTED 2u
+
 struct aos__ucx_peer {
     ucp_ep_h ep;                /* NULL for PEs of my node (shared memory serves them) */
     uint64_t base;              /* address of the peer's arena in its process */
     ucp_rkey_h fixed;           /* its arena's fixed part [0, heap_off) */
     ucp_rkey_h *granules;       /* its granules' keys, unpacked on first use */
-    uint32_t unflushed;         /* puts or posted atomics not known complete (atomic) */
+    uint32_t unflushed;         /* AOS__UCX_* bits: what may be outstanding (atomic) */
     /* Under lock: */
     struct aos__ucx_batch waiting; /* events of puts not yet covered by a flush */
     int flushing;               /* a flush for an earlier batch is under way */
