@@ -2,10 +2,11 @@
 # aosrun's supervision: a PE that dies, crashes, fails or hangs ends the job
 # promptly with a report naming the PE, its pid and how it ended; the exit
 # status is the failure's; nothing is left in /dev/shm or /tmp and no PE
-# process survives. usage: aosrun_test.sh AOSRUN VICTIM
+# process survives. usage: aosrun_test.sh AOSRUN VICTIM [HAVE_UCX]
 set -u
 AOSRUN=$1
 VICTIM=$2
+HAVE_UCX=${3:-0}
 fails=0
 # Under the sanitizers a crash must still end the PE by its signal.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
@@ -50,6 +51,18 @@ run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM
 run noexec 127 5 "cannot run" -- -n 2 /nonexistent/program
 run badargs 2 2 "expected a PE count" -- -n 0 "$VICTIM" ok
 run badbind 2 2 "expected core, cluster or none" -- -n 2 --bind wrong "$VICTIM" ok
+if [ "$HAVE_UCX" = 1 ]; then
+    # Across pseudo-nodes: a PE killed while the others' puts, gets and
+    # atomics target it over the network.
+    # (UCX's memory hooks off and its internals out of TSan's reports, as
+    # in the other off-node tests: tests/CMakeLists.txt)
+    saved_tsan=$TSAN_OPTIONS
+    export AOS_NODE_SIZE=1 UCX_TLS=tcp UCX_NET_DEVICES=lo UCX_MEM_EVENTS=no
+    export TSAN_OPTIONS="$TSAN_OPTIONS:suppressions=$(dirname "$0")/../tsan.supp"
+    run kill_offnode 137 10 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICTIM" storm 1
+    unset AOS_NODE_SIZE UCX_TLS UCX_NET_DEVICES UCX_MEM_EVENTS
+    export TSAN_OPTIONS="$saved_tsan"
+fi
 run cluster 0 20 "" -- -n 3 --bind cluster "$VICTIM" ranks
 run unbound 0 20 "" -- -n 3 --bind none "$VICTIM" ranks
 grep -q "rank 2 of 3 node 3" "$out/unbound.out" || fail "ranks: $(cat "$out/unbound.out")"

@@ -33,6 +33,20 @@ int main(int argc, char **argv)
     if (heap == NULL || aos_seg_create(7, 1 << 20, AOS_PROTO_RMA, &seg) != AOS_OK)
         return 11;
     aos_barrier_all();
+    if (strcmp(mode, "storm") == 0) {
+        /* The others put, get and add into the victim's memory without end
+         * while it dies: the job must end with the report, not hang. */
+        if (me == victim) {
+            usleep(300 * 1000);
+            raise(SIGKILL);
+        }
+        uint64_t word = 1, back;
+        for (;;) {
+            (void)aos_putmem(victim, heap, &word, sizeof word, NULL);
+            (void)aos_getmem(victim, &back, heap, sizeof back, NULL);
+            (void)aos_amo_post_sym(victim, heap, AOS_AMO_ADD, AOS_AMO_U64, 1);
+        }
+    }
     if (me == victim) {
         if (strcmp(mode, "kill") == 0)
             raise(SIGKILL);
