@@ -177,6 +177,8 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
     if (!p->is_receiver)
         return AOS_ERR_INVALID;
     AOS__CHECK_PE(sender);
+    if (!aos__on_node(sender))
+        return AOS_ERR_NOT_LOCAL; /* portals do not cross nodes yet */
     if (len == NULL || (buf == NULL && cap != 0))
         return AOS_ERR_NULL;
     if (ev != NULL && ev->magic != AOS__EVENT_MAGIC)

@@ -53,45 +53,39 @@ static int batch_event(int pe, aos_event_t *ev)
     return rc;
 }
 
-/* One contiguous put, split where the target's keys change; returns once
- * src may be reused. */
-static int put_pieces(int pe, uint64_t off, const char *src, size_t len)
+/* One contiguous put or get, split where the target's keys change; returns
+ * once local memory may be reused (put) or holds the data (get). */
+static int pieces(int put, char *local, int pe, uint64_t off, size_t len)
 {
     ucp_request_param_t none = {0};
+    ucp_ep_h ep = U.peers[pe].ep;
     while (len > 0) {
         size_t n = len;
         ucp_rkey_h rk;
         uint64_t raddr;
         int rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
         if (rc == AOS_OK)
-            rc = aos__ucx_wait(ucp_put_nbx(U.peers[pe].ep, src, n, raddr, rk, &none), "put", pe);
+            rc = put ? aos__ucx_wait(ucp_put_nbx(ep, local, n, raddr, rk, &none), "put", pe)
+                     : aos__ucx_wait(ucp_get_nbx(ep, local, n, raddr, rk, &none), "get", pe);
         if (rc != AOS_OK)
             return rc;
         off += n;
-        src += n;
+        local += n;
         len -= n;
     }
-    mark_unflushed(pe, AOS__UCX_PUTS);
+    if (put)
+        mark_unflushed(pe, AOS__UCX_PUTS);
     return AOS_OK;
+}
+
+static int put_pieces(int pe, uint64_t off, const char *src, size_t len)
+{
+    return pieces(1, (char *)(uintptr_t)src, pe, off, len); /* only read */
 }
 
 static int get_pieces(char *dst, int pe, uint64_t off, size_t len)
 {
-    ucp_request_param_t none = {0};
-    while (len > 0) {
-        size_t n = len;
-        ucp_rkey_h rk;
-        uint64_t raddr;
-        int rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
-        if (rc == AOS_OK)
-            rc = aos__ucx_wait(ucp_get_nbx(U.peers[pe].ep, dst, n, raddr, rk, &none), "get", pe);
-        if (rc != AOS_OK)
-            return rc;
-        off += n;
-        dst += n;
-        len -= n;
-    }
-    return AOS_OK;
+    return pieces(0, dst, pe, off, len);
 }
 
 /* The puts of a write to [lo, hi) at pe are issued: complete it. */
