@@ -5,7 +5,10 @@
  *  2. a waiter asleep on a word wakes when another PE's put, put with an
  *     event + quiet, or posted atomic changes it;
  *  3. an atomic after puts needs no fence: when the counter says round r has
- *     arrived, the whole buffer (up to 4 MiB) holds round r's data. */
+ *     arrived, the whole buffer (up to 4 MiB) holds round r's data;
+ *  4. what does not cross nodes yet (queues, notified access, RPC,
+ *     mailboxes, portals) says so with an error for a peer elsewhere, and
+ *     works on my node. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -130,6 +133,74 @@ static void atomic_after_puts(int me, int n)
     aos_free(buf);
 }
 
+static size_t echo(const aos_rpc_info_t *info, const void *args, size_t len, void *reply,
+                   size_t cap)
+{
+    (void)info;
+    size_t n = len < cap ? len : cap;
+    memcpy(reply, args, n);
+    return n;
+}
+
+/* Every PE makes its objects; PE 0 tries them at every other PE. */
+static void not_across_yet(int me, int n)
+{
+    aos_rpc_id_t id;
+    CHECK_OK(aos_rpc_register("offnode_echo", echo, 0, &id));
+    aos_queue_t *q;
+    aos_mbox_t *mb;
+    aos_portal_t *portal;
+    aos_seg_t *seg;
+    CHECK_OK(aos_queue_create(31, 16, 8, &q));
+    CHECK_OK(aos_mbox_create(32, 16, 8, &mb));
+    CHECK_OK(aos_portal_create(33, &portal));
+    CHECK_OK(aos_seg_create(34, 4096, AOS_PROTO_RMA | AOS_PROTO_NOTIFY, &seg));
+    CHECK_OK(aos_barrier_all());
+    for (int pe = 1; me == 0 && pe < n; pe++) {
+        int here = test_same_node(me, pe, n);
+        uint64_t word = 5, got = 0;
+        size_t len = 0;
+        aos_queue_t *tq = NULL;
+        aos_mbox_t *tmb = NULL;
+        aos_portal_t *tp = NULL;
+        aos_seg_t *ts = NULL;
+        CHECK_OK(aos_seg_attach(pe, 34, &ts));
+        int rc = aos_queue_attach(pe, 31, &tq);
+        CHECK(here ? rc == AOS_OK : rc == AOS_ERR_UNSUPPORTED);
+        rc = aos_mbox_open(pe, 32, &tmb);
+        CHECK(here ? rc == AOS_OK : rc == AOS_ERR_UNSUPPORTED);
+        rc = aos_portal_open(pe, 33, &tp);
+        CHECK(here ? rc == AOS_OK : rc == AOS_ERR_UNSUPPORTED);
+        rc = aos_put_notify(ts, 0, &word, sizeof word, 7, NULL);
+        CHECK(here ? rc == AOS_OK : rc == AOS_ERR_NOT_LOCAL);
+        rc = aos_rpc(pe, id, &word, sizeof word, &got, sizeof got, &len, NULL);
+        CHECK(here ? rc == AOS_OK && got == word && len == sizeof word : rc != AOS_OK);
+        if (!here) /* on my node it would wait for pe's write */
+            CHECK_RC(aos_portal_read(portal, pe, &got, sizeof got, &len, NULL),
+                     AOS_ERR_NOT_LOCAL);
+        if (tq != NULL)
+            CHECK_OK(aos_queue_detach(tq));
+        if (tmb != NULL)
+            CHECK_OK(aos_mbox_close(tmb));
+        if (tp != NULL)
+            CHECK_OK(aos_portal_close(tp));
+        CHECK_OK(aos_seg_detach(ts));
+    }
+    CHECK_OK(aos_barrier_all());
+    aos_notify_req_t *req;
+    if (me != 0 && test_same_node(0, me, n)) { /* PE 0's notification came */
+        CHECK_OK(aos_notify_init(seg, 0, 7, 1, &req));
+        CHECK_OK(aos_notify_start(req));
+        CHECK_OK(aos_notify_wait(req));
+        CHECK_OK(aos_notify_free(req));
+    }
+    CHECK_OK(aos_barrier_all());
+    CHECK_OK(aos_seg_destroy(seg));
+    CHECK_OK(aos_portal_close(portal));
+    CHECK_OK(aos_mbox_close(mb));
+    CHECK_OK(aos_queue_destroy(q));
+}
+
 int main(void)
 {
     CHECK_OK(aos_init());
@@ -137,6 +208,7 @@ int main(void)
     computing_target(me, n);
     sleeping_waiter(me, n);
     atomic_after_puts(me, n);
+    not_across_yet(me, n);
     CHECK_OK(aos_finalize());
     return 0;
 }
