@@ -9,6 +9,7 @@
 
 #include "arch/atomics.h"
 #include "arch/copy.h"
+#include "core/am.h"
 #include "core/event.h"
 #include "core/runtime.h"
 #include "core/wait.h"
@@ -75,6 +76,7 @@ struct lane_in {
 static struct lane_out *lanes_out;
 static struct lane_in *lanes_in;
 static const uint64_t *active_bits; /* my active-source bits; NULL when stopped */
+static void on_note(int src, const void *payload, size_t len);
 static int active_words;
 /* 1 while a thread drains lanes or changes the unexpected list or the
  * started requests: every thread's progress may drain, and programs may
@@ -113,6 +115,7 @@ int aos__notify_start(void)
     }
     active_words = (npes + 63) / 64;
     active_bits = (const uint64_t *)(void *)mine;
+    aos__am_register(AOS__AM_NOTE, on_note); /* after the lanes: it writes them */
     return AOS_OK;
 }
 
@@ -332,6 +335,69 @@ static void publish(int target, uint64_t pos, uint32_t tag, uint32_t segment, ui
     aos__bell_ring(&aos__rt.peers[target].header->bell, lo, hi, 1);
 }
 
+/* ---- across nodes ----------------------------------------------------------- */
+
+/* A notification from a source on another node: what its publish would
+ * have stored into my lane from it, which the handler stores instead. */
+struct note_msg {
+    uint64_t pos;
+    uint64_t body;
+    uint64_t pub;
+};
+
+static void on_note(int src, const void *payload, size_t len)
+{
+    struct note_msg m;
+    if (len != sizeof m || src < 0 || src >= aos__rt.npes || lanes_in == NULL)
+        return;
+    memcpy(&m, payload, sizeof m);
+    /* The source's bit, as its announce would set it; seq_cst: set before
+     * the slot is published below. */
+    (void)aos__fetch_or_seq_cst((uint64_t *)(uintptr_t)active_bits + src / 64,
+                                1ull << (src % 64));
+    struct aos__note_slot *slot = &lanes_in[src].slots[m.pos % AOS__NOTE_SLOTS];
+    /* Relaxed: published by the exchange below (as in publish). */
+    aos__store_relaxed(&slot->body, m.body);
+    /* Release (seq_cst exchange): pairs with drain_lane's acquire; as a full
+     * barrier it orders the sleeper check after the slot's stores. */
+    (void)aos__exchange_seq_cst(&slot->pub, m.pub);
+    aos__fence_after_rmw();
+    aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+}
+
+/* notified() for a target on another node: the data by the transport, then
+ * the slot's contents in a message, which the transport delivers after the
+ * data (transport.h); flow control is the lane's own: claim waits for the
+ * target's acks, which come as signals into my arena. */
+static int notified_remote(int is_put, void *local, aos_seg_t *seg, uint64_t off, size_t len,
+                           uint32_t tag, aos_event_t *ev)
+{
+    int target = seg->owner;
+    uint64_t pos;
+    int rc = claim(target, &pos);
+    if (rc != AOS_OK)
+        return rc;
+    uint32_t segment = seg->index;
+    int data_rc = AOS_OK, ev_attached = 0;
+    if (len != 0 && is_put) {
+        data_rc = aos__tp(target)->put(target, off, local, len, ev);
+        ev_attached = data_rc == AOS_OK && ev != NULL;
+    } else if (len != 0) {
+        data_rc = aos__get_at(local, target, off, len, NULL);
+    }
+    if (data_rc != AOS_OK)
+        segment = VOID_SEGMENT; /* the slot is filled all the same: the lane goes on */
+    struct note_msg m = {.pos = pos,
+                         .body = (uint64_t)tag | (uint64_t)segment << 32,
+                         .pub = (uint32_t)(pos + 1) | (uint64_t)(uint32_t)seg->state << 32};
+    rc = aos__tp(target)->am_send(target, AOS__AM_NOTE, &m, sizeof m);
+    if (data_rc != AOS_OK)
+        return data_rc;
+    if (rc == AOS_OK && !ev_attached)
+        aos__event_done_at_issue(ev);
+    return rc;
+}
+
 /* The slot is claimed first, while this thread has no stores in flight
  * (the claim is a locked add, which would wait for them). A put's data is
  * copied straight into the target's mapping, with no wake of its own:
@@ -346,10 +412,13 @@ static int notified(int is_put, void *local, aos_seg_t *seg, size_t offset, size
         return rc;
     int target = seg->owner;
     char *base = aos__rt.peers[target].base;
-    if (base == NULL)
-        return AOS_ERR_NOT_LOCAL; /* lanes are load/store memory */
     if (len != 0 && local == NULL)
         return AOS_ERR_NULL;
+    if (base == NULL) {
+        if (ev == NULL)
+            aos__rpc_poll();
+        return notified_remote(is_put, local, seg, off, len, tag, ev);
+    }
     if (target == aos__rt.me) {
         rc = aos__check_self_overlap(target, off, local, len);
         if (rc != AOS_OK)
