@@ -48,8 +48,8 @@ int aos__coll_locate(const void *addr, size_t len, uint64_t *off)
 
 int aos__team_signal(const aos_team_t *team, int rank, size_t word_off, uint64_t value)
 {
-    return aos__tp(team->pes[rank])->signal_store(team->pes[rank], aos__slot_off(team->slot) + word_off,
-                                    value);
+    int pe = team->pes[rank];
+    return aos__tp(pe)->signal_store(pe, aos__slot_off(team->slot) + word_off, value);
 }
 
 int aos__team_read(const aos_team_t *team, int rank, uint64_t off, void *dst, size_t len)
