@@ -158,7 +158,10 @@ int aos_seg_ptr(const aos_seg_t *seg, size_t offset, void **ptr);
  * the result has the same offset in every PE's symmetric heap. The heap is a
  * sparse reservation of AOS_HEAP_SIZE bytes; only touched pages cost memory.
  * On failure they return NULL on every PE. Memory from aos_malloc is not
- * initialised; aos_calloc zero-fills. */
+ * initialised; aos_calloc zero-fills. aos_align's address itself is a
+ * multiple of alignment (a power of two up to AOS_ALIGN_MAX; larger ones
+ * give NULL) on every PE. */
+#define AOS_ALIGN_MAX ((size_t)4 << 20)
 void *aos_malloc(size_t size);
 void *aos_calloc(size_t count, size_t size);
 void *aos_align(size_t alignment, size_t size);
