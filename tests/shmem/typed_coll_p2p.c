@@ -187,7 +187,7 @@ static void p2p_remote(void)
     flag = 0;
     shmem_barrier_all();
     shmem_long_atomic_set(&flag, 1, (me + 1) % npes);
-    shmem_wait_until(&flag, SHMEM_CMP_EQ, 1); /* deprecated untyped form */
+    (shmem_wait_until)(&flag, SHMEM_CMP_EQ, 1); /* the deprecated untyped function */
     shmem_barrier_all();
     shmem_long_atomic_set(&flag, 2, (me + 1) % npes);
     shmem_wait(&flag, 1); /* deprecated: until != 1 */
@@ -320,11 +320,13 @@ static void misc(void)
     shfree(p);
 }
 
+/* Started the deprecated way: start_pes, and no shmem_finalize (a
+ * successful exit finalizes). */
 int main(void)
 {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
+    start_pes(0);
+    me = _my_pe();
+    npes = _num_pes();
     int right = (me + 1) % npes;
 #define RUN(T, N) coll_##N();
     SHMEM__RMA_TYPES(RUN)
@@ -346,6 +348,5 @@ int main(void)
     if (me == 0)
         printf("typed_coll_p2p: every collective, reduction and p2p form and type on %d PEs\n",
                npes);
-    shmem_finalize();
     return 0;
 }
