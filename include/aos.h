@@ -158,7 +158,10 @@ int aos_seg_ptr(const aos_seg_t *seg, size_t offset, void **ptr);
  * the result has the same offset in every PE's symmetric heap. The heap is a
  * sparse reservation of AOS_HEAP_SIZE bytes; only touched pages cost memory.
  * On failure they return NULL on every PE. Memory from aos_malloc is not
- * initialised; aos_calloc zero-fills. */
+ * initialised; aos_calloc zero-fills. aos_align's address itself is a
+ * multiple of alignment (a power of two up to AOS_ALIGN_MAX; larger ones
+ * give NULL) on every PE. */
+#define AOS_ALIGN_MAX ((size_t)4 << 20)
 void *aos_malloc(size_t size);
 void *aos_calloc(size_t count, size_t size);
 void *aos_align(size_t alignment, size_t size);
@@ -257,9 +260,9 @@ int aos_amo_post_sym(int pe, void *addr, aos_amo_op_t op, aos_amo_type_t type,
 int aos_amo_fetch_sym(int pe, void *addr, aos_amo_op_t op, aos_amo_type_t type,
                       uint64_t operand, uint64_t compare, void *result, aos_event_t *ev);
 
-/* Typed shorthands on segments, for T in {int32_t i32, uint32_t u32,
- * int64_t i64, uint64_t u64}:
- *   aos_postadd_t(seg, off, v)            posted add
+/* Typed shorthands, for T in {int32_t i32, uint32_t u32, int64_t i64,
+ * uint64_t u64}, on segments and (the _sym_ forms) on symmetric addresses:
+ *   aos_postadd_t(seg, off, v)            aos_postadd_sym_t(pe, addr, v)
  *   aos_poke_t(seg, off, v)               posted store
  *   aos_post_and_t / _or_t / _xor_t       posted bitwise
  *   aos_fetch_add_t(seg, off, v, &old, ev)
@@ -267,25 +270,33 @@ int aos_amo_fetch_sym(int pe, void *addr, aos_amo_op_t op, aos_amo_type_t type,
  *   aos_peek_t(seg, off, &value, ev)
  *   aos_swap_t(seg, off, v, &old, ev)
  *   aos_cas_t(seg, off, compare, v, &old, ev)
- *   aos_fetch_and_t / _or_t / _xor_t(seg, off, v, &old, ev) */
-#define AOS__AMO_DECLARE(T, t)                                                             \
-    int aos_postadd_##t(aos_seg_t *seg, size_t off, T v);                                  \
-    int aos_poke_##t(aos_seg_t *seg, size_t off, T v);                                     \
-    int aos_post_and_##t(aos_seg_t *seg, size_t off, T v);                                 \
-    int aos_post_or_##t(aos_seg_t *seg, size_t off, T v);                                  \
-    int aos_post_xor_##t(aos_seg_t *seg, size_t off, T v);                                 \
-    int aos_fetch_add_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev);       \
-    int aos_fetch_clear_##t(aos_seg_t *seg, size_t off, T *old, aos_event_t *ev);          \
-    int aos_peek_##t(aos_seg_t *seg, size_t off, T *value, aos_event_t *ev);               \
-    int aos_swap_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev);            \
-    int aos_cas_##t(aos_seg_t *seg, size_t off, T compare, T v, T *old, aos_event_t *ev);  \
-    int aos_fetch_and_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev);       \
-    int aos_fetch_or_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev);        \
-    int aos_fetch_xor_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev);
-AOS__AMO_DECLARE(int32_t, i32)
-AOS__AMO_DECLARE(uint32_t, u32)
-AOS__AMO_DECLARE(int64_t, i64)
-AOS__AMO_DECLARE(uint64_t, u64)
+ *   aos_fetch_and_t / _or_t / _xor_t(seg, off, v, &old, ev)
+ * where a _sym_ form takes (int pe, T *addr) in place of (seg, off), e.g.
+ * aos_fetch_add_sym_u64(pe, &counter, 1, &old, NULL). */
+#define AOS__UNPAREN(...) __VA_ARGS__
+/* SFX: empty or _sym; TP: the target's parameters, in parentheses. */
+#define AOS__AMO_DECLARE(T, t, SFX, TP)                                                    \
+    int aos_postadd##SFX##_##t(AOS__UNPAREN TP, T v);                                      \
+    int aos_poke##SFX##_##t(AOS__UNPAREN TP, T v);                                         \
+    int aos_post_and##SFX##_##t(AOS__UNPAREN TP, T v);                                     \
+    int aos_post_or##SFX##_##t(AOS__UNPAREN TP, T v);                                      \
+    int aos_post_xor##SFX##_##t(AOS__UNPAREN TP, T v);                                     \
+    int aos_fetch_add##SFX##_##t(AOS__UNPAREN TP, T v, T *old, aos_event_t *ev);           \
+    int aos_fetch_clear##SFX##_##t(AOS__UNPAREN TP, T *old, aos_event_t *ev);              \
+    int aos_peek##SFX##_##t(AOS__UNPAREN TP, T *value, aos_event_t *ev);                   \
+    int aos_swap##SFX##_##t(AOS__UNPAREN TP, T v, T *old, aos_event_t *ev);                \
+    int aos_cas##SFX##_##t(AOS__UNPAREN TP, T compare, T v, T *old, aos_event_t *ev);      \
+    int aos_fetch_and##SFX##_##t(AOS__UNPAREN TP, T v, T *old, aos_event_t *ev);           \
+    int aos_fetch_or##SFX##_##t(AOS__UNPAREN TP, T v, T *old, aos_event_t *ev);            \
+    int aos_fetch_xor##SFX##_##t(AOS__UNPAREN TP, T v, T *old, aos_event_t *ev);
+#define AOS__AMO_DECLARE_BOTH(T, t)                                                        \
+    AOS__AMO_DECLARE(T, t, , (aos_seg_t * seg, size_t off))                               \
+    AOS__AMO_DECLARE(T, t, _sym, (int pe, T *addr))
+AOS__AMO_DECLARE_BOTH(int32_t, i32)
+AOS__AMO_DECLARE_BOTH(uint32_t, u32)
+AOS__AMO_DECLARE_BOTH(int64_t, i64)
+AOS__AMO_DECLARE_BOTH(uint64_t, u64)
+#undef AOS__AMO_DECLARE_BOTH
 #undef AOS__AMO_DECLARE
 
 /* ---- remote queues ------------------------------------------------------------ */
@@ -338,10 +349,12 @@ int aos_get_notify(void *dst, aos_seg_t *seg, size_t offset, size_t len, uint32_
  * first. Matching is FIFO per (source, tag). A request may be started again
  * once complete. */
 #define AOS_ANY_SOURCE (-1)
-#define AOS_ANY_TAG ((int64_t)-1)
+/* Tags are uint32_t; the largest is the wildcard, which a notification
+ * cannot carry (aos_put_notify/aos_get_notify refuse it: AOS_ERR_INVALID). */
+#define AOS_ANY_TAG UINT32_MAX
 typedef struct aos_notify_req aos_notify_req_t;
 
-int aos_notify_init(aos_seg_t *seg, int source, int64_t tag, uint64_t expected,
+int aos_notify_init(aos_seg_t *seg, int source, uint32_t tag, uint64_t expected,
                     aos_notify_req_t **req);
 int aos_notify_start(aos_notify_req_t *req);
 int aos_notify_test(aos_notify_req_t *req, int *done);
@@ -402,7 +415,10 @@ int aos_rpc_register(const char *name, aos_rpc_handler_t fn, unsigned flags, aos
  * serving its own RPCs, and a call with an event never waits: it is kept
  * here and sent by later progress (waits, tests, aos_progress), in order per
  * target. So a caller facing a target that never progresses can always
- * test its event or wait with aos_event_wait_timed. */
+ * test its event or wait with aos_event_wait_timed.
+ * A reply_cap above AOS_RPC_MAX_INLINE is clamped to it (no reply is
+ * longer); *reply_len, when given, receives the reply's length also when
+ * reply is NULL (reply_cap 0: the length is 0). */
 int aos_rpc(int pe, aos_rpc_id_t id, const void *args, size_t args_len, void *reply,
             size_t reply_cap, size_t *reply_len, aos_event_t *ev);
 /* A call without reply: returns once queued (or run by the fallback). */
@@ -505,16 +521,25 @@ typedef enum aos_cmp {
     AOS_CMP_LE
 } aos_cmp_t;
 
-/* Waits until (*addr cmp value) holds; addr must be naturally aligned.
- * The word is read with acquire ordering, so data put before the write that
- * satisfied the condition is visible when the call returns. */
-int aos_wait_until_u32(const uint32_t *addr, aos_cmp_t cmp, uint32_t value);
-int aos_wait_until_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value);
-int aos_wait_until_i32(const int32_t *addr, aos_cmp_t cmp, int32_t value);
-int aos_wait_until_i64(const int64_t *addr, aos_cmp_t cmp, int64_t value);
-/* As above but gives up after timeout_ns nanoseconds with AOS_ERR_TIMEOUT. */
-int aos_wait_until_timed_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value,
-                             uint64_t timeout_ns);
+/* For T in {uint32_t u32, uint64_t u64, int32_t i32, int64_t i64}:
+ *   aos_wait_until_t(addr, cmp, value)   waits until (*addr cmp value) holds
+ *   aos_wait_until_timed_t(addr, cmp, value, timeout_ns)
+ *                                        the same, or AOS_ERR_TIMEOUT after
+ *                                        timeout_ns nanoseconds
+ *   aos_test_t(addr, cmp, value, &met)   *met = 1 when it holds now, else 0
+ * addr must be naturally aligned. The word is read with acquire ordering,
+ * so data put before the write that satisfied the condition is visible
+ * when the call returns. */
+#define AOS__WAIT_DECLARE(T, t)                                                            \
+    int aos_wait_until_##t(const T *addr, aos_cmp_t cmp, T value);                         \
+    int aos_wait_until_timed_##t(const T *addr, aos_cmp_t cmp, T value,                    \
+                                 uint64_t timeout_ns);                                     \
+    int aos_test_##t(const T *addr, aos_cmp_t cmp, T value, int *met);
+AOS__WAIT_DECLARE(uint32_t, u32)
+AOS__WAIT_DECLARE(uint64_t, u64)
+AOS__WAIT_DECLARE(int32_t, i32)
+AOS__WAIT_DECLARE(int64_t, i64)
+#undef AOS__WAIT_DECLARE
 /* Waits until ready(arg) returns non-zero, or gives up with AOS_ERR_TIMEOUT
  * after timeout_ns (AOS_FOREVER: never). For conditions the calls above do
  * not express: several words, other widths, a vector of values. ready is
@@ -525,9 +550,6 @@ int aos_wait_until_timed_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value
 #define AOS_FOREVER UINT64_MAX
 typedef int (*aos_ready_fn)(void *arg);
 int aos_wait_ready(aos_ready_fn ready, void *arg, uint64_t timeout_ns);
-/* *met = 1 when the condition holds now, else 0. */
-int aos_test_u32(const uint32_t *addr, aos_cmp_t cmp, uint32_t value, int *met);
-int aos_test_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value, int *met);
 
 /* ---- configuration -------------------------------------------------------- */
 

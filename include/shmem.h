@@ -519,8 +519,10 @@ SHMEM__TOALL_ARITH_TYPES(SHMEM__DECL_TOALL_ARITH)
 
 /* status arrays: entries that are non-zero are left out of the wait/test;
  * NULL means every entry takes part. _any returns the index satisfied (or
- * SIZE_MAX when every entry is excluded); _some writes the satisfied indices
- * to indices and returns their number. */
+ * SIZE_MAX when every entry is excluded), searching round robin: from the
+ * entry after the one the calling thread's last _any call on the same array
+ * returned, so entries that stay satisfied take turns and none starves.
+ * _some writes the satisfied indices to indices and returns their number. */
 #define SHMEM__DECL_P2P(T, N)                                                              \
     void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                            \
     void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,   \
@@ -581,6 +583,12 @@ SHMEM__DEPRECATED void shmem_udcflush_line(void *dest);
 #endif
 
 #ifdef __cplusplus
+}
+/* OpenSHMEM 1.5's shmem_sync(team), beside the deprecated active-set
+ * shmem_sync: in C++ an overload (in C11 a generic selection, below). */
+static inline int shmem_sync(shmem_team_t team)
+{
+    return shmem_team_sync(team);
 }
 #endif
 

@@ -223,6 +223,11 @@ void shmem_generic_routine_has_no_form_for_this_type(void);
 #define shmem_add(d, v, pe) SHMEM__PICK(SHMEM__G_AMO_STD, d, shmem_, _atomic_add)(d, v, pe)
 
 /* ---- collectives (team first) ------------------------------------------------------ */
+/* shmem_sync(team) is shmem_team_sync; with four arguments it is the
+ * deprecated active-set shmem_sync (the parenthesised name is the function). */
+#define shmem_sync(...) SHMEM__BY_NARGS(SHMEM__sync_, __VA_ARGS__)
+#define SHMEM__sync_1(t) shmem_team_sync(t)
+#define SHMEM__sync_4(s, l, n, p) (shmem_sync)(s, l, n, p)
 #define shmem_broadcast(t, d, s, n, r) SHMEM__PICK(SHMEM__G_RMA, d, shmem_, _broadcast)(t, d, s, n, r)
 #define shmem_collect(t, d, s, n) SHMEM__PICK(SHMEM__G_RMA, d, shmem_, _collect)(t, d, s, n)
 #define shmem_fcollect(t, d, s, n) SHMEM__PICK(SHMEM__G_RMA, d, shmem_, _fcollect)(t, d, s, n)

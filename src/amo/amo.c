@@ -102,64 +102,72 @@ int aos_amo_fetch_sym(int pe, void *addr, aos_amo_op_t op, aos_amo_type_t type,
     return issue(pe, off, op, type, operand, compare, result, ev, 1);
 }
 
-/* The typed shorthands declared in aos.h. Values travel as their 64-bit
- * two's-complement image; the transport truncates to the width. */
-#define AOS__AMO_DEFINE(T, t, TYPE)                                                        \
-    int aos_postadd_##t(aos_seg_t *seg, size_t off, T v)                                   \
+/* The typed shorthands declared in aos.h, on segments and on symmetric
+ * addresses. Values travel as their 64-bit two's-complement image; the
+ * transport truncates to the width. SFX is empty or _sym; TP the target's
+ * parameters and TA its arguments (both in parentheses); POST and FETCH
+ * the generic calls they go to. */
+#define AOS__AMO_DEFINE(T, t, TYPE, SFX, TP, TA, POST, FETCH)                              \
+    int aos_postadd##SFX##_##t(AOS__UNPAREN TP, T v)                                       \
     {                                                                                      \
-        return aos_amo_post(seg, off, AOS_AMO_ADD, TYPE, (uint64_t)v);                     \
+        return POST(AOS__UNPAREN TA, AOS_AMO_ADD, TYPE, (uint64_t)v);                      \
     }                                                                                      \
-    int aos_poke_##t(aos_seg_t *seg, size_t off, T v)                                      \
+    int aos_poke##SFX##_##t(AOS__UNPAREN TP, T v)                                          \
     {                                                                                      \
-        return aos_amo_post(seg, off, AOS_AMO_SET, TYPE, (uint64_t)v);                     \
+        return POST(AOS__UNPAREN TA, AOS_AMO_SET, TYPE, (uint64_t)v);                      \
     }                                                                                      \
-    int aos_post_and_##t(aos_seg_t *seg, size_t off, T v)                                  \
+    int aos_post_and##SFX##_##t(AOS__UNPAREN TP, T v)                                      \
     {                                                                                      \
-        return aos_amo_post(seg, off, AOS_AMO_AND, TYPE, (uint64_t)v);                     \
+        return POST(AOS__UNPAREN TA, AOS_AMO_AND, TYPE, (uint64_t)v);                      \
     }                                                                                      \
-    int aos_post_or_##t(aos_seg_t *seg, size_t off, T v)                                   \
+    int aos_post_or##SFX##_##t(AOS__UNPAREN TP, T v)                                       \
     {                                                                                      \
-        return aos_amo_post(seg, off, AOS_AMO_OR, TYPE, (uint64_t)v);                      \
+        return POST(AOS__UNPAREN TA, AOS_AMO_OR, TYPE, (uint64_t)v);                       \
     }                                                                                      \
-    int aos_post_xor_##t(aos_seg_t *seg, size_t off, T v)                                  \
+    int aos_post_xor##SFX##_##t(AOS__UNPAREN TP, T v)                                      \
     {                                                                                      \
-        return aos_amo_post(seg, off, AOS_AMO_XOR, TYPE, (uint64_t)v);                     \
+        return POST(AOS__UNPAREN TA, AOS_AMO_XOR, TYPE, (uint64_t)v);                      \
     }                                                                                      \
-    int aos_fetch_add_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev)        \
+    int aos_fetch_add##SFX##_##t(AOS__UNPAREN TP, T v, T *old, aos_event_t *ev)            \
     {                                                                                      \
-        return aos_amo_fetch(seg, off, AOS_AMO_ADD, TYPE, (uint64_t)v, 0, old, ev);        \
+        return FETCH(AOS__UNPAREN TA, AOS_AMO_ADD, TYPE, (uint64_t)v, 0, old, ev);         \
     }                                                                                      \
-    int aos_fetch_clear_##t(aos_seg_t *seg, size_t off, T *old, aos_event_t *ev)           \
+    int aos_fetch_clear##SFX##_##t(AOS__UNPAREN TP, T *old, aos_event_t *ev)               \
     {                                                                                      \
-        return aos_amo_fetch(seg, off, AOS_AMO_CLEAR, TYPE, 0, 0, old, ev);                \
+        return FETCH(AOS__UNPAREN TA, AOS_AMO_CLEAR, TYPE, 0, 0, old, ev);                 \
     }                                                                                      \
-    int aos_peek_##t(aos_seg_t *seg, size_t off, T *value, aos_event_t *ev)                \
+    int aos_peek##SFX##_##t(AOS__UNPAREN TP, T *value, aos_event_t *ev)                    \
     {                                                                                      \
-        return aos_amo_fetch(seg, off, AOS_AMO_READ, TYPE, 0, 0, value, ev);               \
+        return FETCH(AOS__UNPAREN TA, AOS_AMO_READ, TYPE, 0, 0, value, ev);                \
     }                                                                                      \
-    int aos_swap_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev)             \
+    int aos_swap##SFX##_##t(AOS__UNPAREN TP, T v, T *old, aos_event_t *ev)                 \
     {                                                                                      \
-        return aos_amo_fetch(seg, off, AOS_AMO_SET, TYPE, (uint64_t)v, 0, old, ev);        \
+        return FETCH(AOS__UNPAREN TA, AOS_AMO_SET, TYPE, (uint64_t)v, 0, old, ev);         \
     }                                                                                      \
-    int aos_cas_##t(aos_seg_t *seg, size_t off, T compare, T v, T *old, aos_event_t *ev)   \
+    int aos_cas##SFX##_##t(AOS__UNPAREN TP, T compare, T v, T *old, aos_event_t *ev)       \
     {                                                                                      \
-        return aos_amo_fetch(seg, off, AOS_AMO_CAS, TYPE, (uint64_t)v, (uint64_t)compare,  \
-                             old, ev);                                                     \
+        return FETCH(AOS__UNPAREN TA, AOS_AMO_CAS, TYPE, (uint64_t)v, (uint64_t)compare,   \
+                     old, ev);                                                             \
     }                                                                                      \
-    int aos_fetch_and_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev)        \
+    int aos_fetch_and##SFX##_##t(AOS__UNPAREN TP, T v, T *old, aos_event_t *ev)            \
     {                                                                                      \
-        return aos_amo_fetch(seg, off, AOS_AMO_AND, TYPE, (uint64_t)v, 0, old, ev);        \
+        return FETCH(AOS__UNPAREN TA, AOS_AMO_AND, TYPE, (uint64_t)v, 0, old, ev);         \
     }                                                                                      \
-    int aos_fetch_or_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev)         \
+    int aos_fetch_or##SFX##_##t(AOS__UNPAREN TP, T v, T *old, aos_event_t *ev)             \
     {                                                                                      \
-        return aos_amo_fetch(seg, off, AOS_AMO_OR, TYPE, (uint64_t)v, 0, old, ev);         \
+        return FETCH(AOS__UNPAREN TA, AOS_AMO_OR, TYPE, (uint64_t)v, 0, old, ev);          \
     }                                                                                      \
-    int aos_fetch_xor_##t(aos_seg_t *seg, size_t off, T v, T *old, aos_event_t *ev)        \
+    int aos_fetch_xor##SFX##_##t(AOS__UNPAREN TP, T v, T *old, aos_event_t *ev)            \
     {                                                                                      \
-        return aos_amo_fetch(seg, off, AOS_AMO_XOR, TYPE, (uint64_t)v, 0, old, ev);        \
+        return FETCH(AOS__UNPAREN TA, AOS_AMO_XOR, TYPE, (uint64_t)v, 0, old, ev);         \
     }
+#define AOS__AMO_DEFINE_BOTH(T, t, TYPE)                                                   \
+    AOS__AMO_DEFINE(T, t, TYPE, , (aos_seg_t * seg, size_t off), (seg, off), aos_amo_post, \
+                    aos_amo_fetch)                                                         \
+    AOS__AMO_DEFINE(T, t, TYPE, _sym, (int pe, T *addr), (pe, addr), aos_amo_post_sym,     \
+                    aos_amo_fetch_sym)
 
-AOS__AMO_DEFINE(int32_t, i32, AOS_AMO_I32)
-AOS__AMO_DEFINE(uint32_t, u32, AOS_AMO_U32)
-AOS__AMO_DEFINE(int64_t, i64, AOS_AMO_I64)
-AOS__AMO_DEFINE(uint64_t, u64, AOS_AMO_U64)
+AOS__AMO_DEFINE_BOTH(int32_t, i32, AOS_AMO_I32)
+AOS__AMO_DEFINE_BOTH(uint32_t, u32, AOS_AMO_U32)
+AOS__AMO_DEFINE_BOTH(int64_t, i64, AOS_AMO_I64)
+AOS__AMO_DEFINE_BOTH(uint64_t, u64, AOS_AMO_U64)

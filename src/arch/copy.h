@@ -1,7 +1,11 @@
 /* The copy under every on-node put and get and every bulk copy of the
  * collectives.
  *
- * Two reasons not to leave every copy to the C library's memcpy:
+ * Three reasons not to leave any copy to the C library's memcpy:
+ * - memcpy stores some bytes twice (its head and tail stores overlap its
+ *   loop's): a peer that polls the last word of a put, sees it, clears it
+ *   and polls again can see it come back with no new put. Here every byte
+ *   of the destination is stored exactly once.
  * - For cache-resident sizes a plain loop of vector moves beats it (no
  *   alignment prologue, no size dispatch, no overlap handling): 10-15% on a
  *   cache-hot 4 KiB copy with AVX-512 (Intel), twice as fast with AVX2 on
@@ -15,34 +19,36 @@
  *
  * So sizes in [AOS__COPY_WIDE_MIN, AOS__COPY_WIDE_MAX] take the vector
  * loop, and so do larger copies whose destination is 1-63 bytes ahead
- * modulo a page, up to aos__copy_alias_max (past that memcpy uses
- * non-temporal stores, which neither alias nor lose to the loop);
- * everything else, and every copy on a CPU without AVX2, goes to memcpy. */
+ * modulo a page; everything else, and every copy on a CPU without AVX2,
+ * goes to aos__copy_once (pieces below the loop's range, `rep movsb` above
+ * it on x86-64, which is not slow when not aliased). */
 #ifndef AOS_ARCH_COPY_H
 #define AOS_ARCH_COPY_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #define AOS__COPY_WIDE_MIN 256u
 #define AOS__COPY_WIDE_MAX (32u * 1024u)
 #define AOS__COPY_PAGE 4096u
 #define AOS__COPY_ALIAS_SPAN 64u /* destination this close ahead modulo a page: aliased */
 
-/* Both set once by aos__copy_init (before any PE can issue a transfer);
- * read-only afterwards. aos__copy_loop copies n >= AOS__COPY_WIDE_MIN bytes
+/* Set once by aos__copy_init (before any PE can issue a transfer);
+ * read-only afterwards. It copies n >= AOS__COPY_WIDE_MIN bytes
  * between non-overlapping buffers with the widest vectors the CPU has, or
  * is NULL where it has no AVX2. */
 extern void (*aos__copy_loop)(void *dst, const void *src, size_t n);
-extern size_t aos__copy_alias_max;
 
-/* Picks the loop for this CPU and the size up to which aliased copies avoid
- * memcpy (twice the per-core cache). */
+/* Copies n bytes between non-overlapping buffers, each destination byte
+ * stored once: the copy for sizes outside the vector loop's range, and the
+ * loops' own last bytes. */
+void aos__copy_once(void *dst, const void *src, size_t n);
+
+/* Picks the loop for this CPU. */
 void aos__copy_init(void);
 
 /* Whether dst lies 1 to AOS__COPY_ALIAS_SPAN - 1 bytes past src modulo a
- * page (memcpy's slow case above). */
+ * page (`rep movsb`'s slow case above). */
 static inline int aos__copy_aliased(const void *dst, const void *src)
 {
     size_t ahead = ((uintptr_t)dst - (uintptr_t)src) & (AOS__COPY_PAGE - 1);
@@ -52,10 +58,10 @@ static inline int aos__copy_aliased(const void *dst, const void *src)
 static inline void aos__copy(void *dst, const void *src, size_t n)
 {
     if (aos__copy_loop != NULL && n >= AOS__COPY_WIDE_MIN &&
-        (n <= AOS__COPY_WIDE_MAX || (n <= aos__copy_alias_max && aos__copy_aliased(dst, src))))
+        (n <= AOS__COPY_WIDE_MAX || aos__copy_aliased(dst, src)))
         aos__copy_loop(dst, src, n);
     else
-        memcpy(dst, src, n);
+        aos__copy_once(dst, src, n);
 }
 
 #endif

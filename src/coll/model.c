@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "aos.h"
+#include "core/runtime.h"
 
 static struct aos__model current;
 static int current_set;
@@ -131,21 +132,33 @@ int aos__model_write(const char *path, const struct aos__model *m, const char *c
     return fclose(f) == 0 ? AOS_OK : AOS_ERR_SYSTEM;
 }
 
+int aos__model_no_file;
+
 int aos__model_start(void)
 {
     char path[4096];
     aos__model_defaults(&current);
     current_set = 1;
     generation++;
-    if (aos__model_path(path, sizeof path) != 0)
+    if (aos__model_no_file) {
+        aos__debug("model: no file read (aos-probe measures afresh); defaults");
         return AOS_OK;
+    }
+    if (aos__model_path(path, sizeof path) != 0) {
+        aos__debug("model: no place for a model file (no HOME); defaults");
+        return AOS_OK;
+    }
     const char *explicit_path = getenv("AOS_MODEL_FILE");
     int must = explicit_path != NULL && explicit_path[0] != '\0';
     int rc = aos__model_read(path, &current);
-    if (rc == AOS_OK)
+    if (rc == AOS_OK) {
+        aos__debug("model: loaded %s", path);
         return AOS_OK;
-    if (rc == AOS_ERR_SYSTEM && errno == ENOENT && !must)
-        return AOS_OK; /* no model measured here: the defaults */
+    }
+    if (rc == AOS_ERR_SYSTEM && errno == ENOENT && !must) {
+        aos__debug("model: no file at %s; defaults", path); /* none measured here */
+        return AOS_OK;
+    }
     fprintf(stderr, "aos: model file %s: %s; run aos-probe to write a new one%s\n", path,
             rc == AOS_ERR_SYSTEM ? strerror(errno) : "not a model (bad or missing line)",
             must ? "" : " (using defaults)");

@@ -71,8 +71,13 @@ void aos__model_set(const struct aos__model *m);
 /* Bumped by every change of the model: plans made before are stale. */
 unsigned aos__model_generation(void);
 /* Loads the model at aos_init. AOS_ERR_CONFIG (and a message) when
- * AOS_MODEL_FILE names a file that cannot be read or parsed. */
+ * AOS_MODEL_FILE names a file that cannot be read or parsed. AOS_DEBUG=1
+ * says which file was loaded (or that the defaults are in use). */
 int aos__model_start(void);
+/* Set by aos-probe before aos_init: it measures the machine afresh and
+ * (re)writes the model file, so aos_init reads none (the file may be
+ * missing or from an older aos-probe) and uses the defaults. */
+extern int aos__model_no_file;
 /* Where the model file is looked for; 0 on success. */
 int aos__model_path(char *buf, size_t len);
 /* Reads / writes a model file; AOS_OK or AOS_ERR_CONFIG / AOS_ERR_SYSTEM. */

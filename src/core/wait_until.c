@@ -77,41 +77,28 @@ static int test_word(struct word_wait w, int *met)
     return AOS_OK;
 }
 
-int aos_wait_until_u32(const uint32_t *addr, aos_cmp_t cmp, uint32_t value)
-{
-    return wait_word((struct word_wait){addr, 32, 0, cmp, value}, AOS__FOREVER);
-}
-
-int aos_wait_until_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value)
-{
-    return wait_word((struct word_wait){addr, 64, 0, cmp, value}, AOS__FOREVER);
-}
-
-int aos_wait_until_i32(const int32_t *addr, aos_cmp_t cmp, int32_t value)
-{
-    return wait_word((struct word_wait){addr, 32, 1, cmp, (uint32_t)value}, AOS__FOREVER);
-}
-
-int aos_wait_until_i64(const int64_t *addr, aos_cmp_t cmp, int64_t value)
-{
-    return wait_word((struct word_wait){addr, 64, 1, cmp, (uint64_t)value}, AOS__FOREVER);
-}
-
-int aos_wait_until_timed_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value,
-                             uint64_t timeout_ns)
-{
-    return wait_word((struct word_wait){addr, 64, 0, cmp, value}, timeout_ns);
-}
-
-int aos_test_u32(const uint32_t *addr, aos_cmp_t cmp, uint32_t value, int *met)
-{
-    return test_word((struct word_wait){addr, 32, 0, cmp, value}, met);
-}
-
-int aos_test_u64(const uint64_t *addr, aos_cmp_t cmp, uint64_t value, int *met)
-{
-    return test_word((struct word_wait){addr, 64, 0, cmp, value}, met);
-}
+/* The typed forms of aos.h: W is the width, S whether T is signed. */
+#define AOS__WAIT_DEFINE(T, t, W, S)                                                       \
+    int aos_wait_until_##t(const T *addr, aos_cmp_t cmp, T value)                          \
+    {                                                                                      \
+        return wait_word((struct word_wait){addr, W, S, cmp, (uint##W##_t)value},          \
+                         AOS__FOREVER);                                                    \
+    }                                                                                      \
+    int aos_wait_until_timed_##t(const T *addr, aos_cmp_t cmp, T value,                    \
+                                 uint64_t timeout_ns)                                      \
+    {                                                                                      \
+        return wait_word((struct word_wait){addr, W, S, cmp, (uint##W##_t)value},          \
+                         timeout_ns);                                                      \
+    }                                                                                      \
+    int aos_test_##t(const T *addr, aos_cmp_t cmp, T value, int *met)                      \
+    {                                                                                      \
+        return test_word((struct word_wait){addr, W, S, cmp, (uint##W##_t)value}, met);    \
+    }
+AOS__WAIT_DEFINE(uint32_t, u32, 32, 0)
+AOS__WAIT_DEFINE(uint64_t, u64, 64, 0)
+AOS__WAIT_DEFINE(int32_t, i32, 32, 1)
+AOS__WAIT_DEFINE(int64_t, i64, 64, 1)
+#undef AOS__WAIT_DEFINE
 
 /* ---- any condition ---------------------------------------------------------- */
 

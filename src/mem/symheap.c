@@ -141,7 +141,8 @@ static int heap_owns(const void *ptr)
 
 void *aos_align(size_t alignment, size_t size)
 {
-    if (!aos__rt.initialized || alignment == 0 || (alignment & (alignment - 1)) != 0)
+    if (!aos__rt.initialized || alignment == 0 || (alignment & (alignment - 1)) != 0 ||
+        alignment > AOS_ALIGN_MAX)
         return NULL;
     void *p = heap_alloc(alignment < 16 ? 16 : alignment, size);
     if (aos_barrier_all() != AOS_OK)

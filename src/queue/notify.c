@@ -33,7 +33,7 @@ struct aos_notify_req {
     uint32_t segment;
     uint32_t seg_state;
     int source;        /* or AOS_ANY_SOURCE */
-    int64_t tag;       /* or AOS_ANY_TAG */
+    uint32_t tag;      /* or AOS_ANY_TAG */
     uint64_t expected;
     uint64_t matched;
     int active;        /* started and not complete; cleared with release */
@@ -140,7 +140,7 @@ static int matches(const struct aos_notify_req *r, const struct note *n)
 {
     return r->segment == n->segment && r->seg_state == n->state &&
            (r->source == AOS_ANY_SOURCE || (uint32_t)r->source == n->source) &&
-           (r->tag == AOS_ANY_TAG || (uint32_t)r->tag == n->tag);
+           (r->tag == AOS_ANY_TAG || r->tag == n->tag);
 }
 
 static void take(struct aos_notify_req *r, const struct note *n)
@@ -410,6 +410,8 @@ static int notified(int is_put, void *local, aos_seg_t *seg, size_t offset, size
     int rc = aos__seg_access(seg, offset, len, AOS_PROTO_RMA | AOS_PROTO_NOTIFY, &off);
     if (rc != AOS_OK)
         return rc;
+    if (tag == AOS_ANY_TAG)
+        return AOS_ERR_INVALID; /* the wildcard: no request could match it alone */
     int target = seg->owner;
     char *base = aos__rt.peers[target].base;
     if (len != 0 && local == NULL)
@@ -472,7 +474,7 @@ static int check_req(const aos_notify_req_t *r)
     return AOS_OK;
 }
 
-int aos_notify_init(aos_seg_t *seg, int source, int64_t tag, uint64_t expected,
+int aos_notify_init(aos_seg_t *seg, int source, uint32_t tag, uint64_t expected,
                     aos_notify_req_t **req)
 {
     uint64_t off;
@@ -485,8 +487,6 @@ int aos_notify_init(aos_seg_t *seg, int source, int64_t tag, uint64_t expected,
         return AOS_ERR_INVALID; /* notifications arrive at the owner only */
     if (source != AOS_ANY_SOURCE && (source < 0 || source >= aos__rt.npes))
         return AOS_ERR_PE;
-    if (tag != AOS_ANY_TAG && (tag < 0 || tag > (int64_t)UINT32_MAX))
-        return AOS_ERR_INVALID;
     if (expected == 0)
         return AOS_ERR_SIZE;
     aos_notify_req_t *r = calloc(1, sizeof *r);

@@ -34,15 +34,14 @@ static int check_table(int pe, aos_rpc_id_t id)
     return AOS_OK;
 }
 
-static int check_call(int pe, aos_rpc_id_t id, const void *args, size_t args_len,
-                      size_t reply_cap)
+static int check_call(int pe, aos_rpc_id_t id, const void *args, size_t args_len)
 {
     AOS__CHECK_INIT();
     AOS__CHECK_PE(pe);
     /* Acquire: pairs with aos_rpc_register's release (maybe on another thread). */
     if (id >= aos__load_acquire(&R.area->count))
         return AOS_ERR_INVALID;
-    if (args_len > AOS_RPC_MAX_INLINE || reply_cap > AOS_RPC_MAX_INLINE)
+    if (args_len > AOS_RPC_MAX_INLINE)
         return AOS_ERR_SIZE;
     if (args == NULL && args_len != 0)
         return AOS_ERR_NULL;
@@ -141,11 +140,10 @@ static int finish(int i)
     struct aos__rpc_call *c = &R.calls[i];
     struct aos__rpc_record *r = &R.area->rec[i];
     int rc = r->status;
-    if (rc == AOS_OK && c->reply != NULL) {
+    if (rc == AOS_OK && c->reply != NULL)
         memcpy(c->reply, r->reply, r->reply_len);
-        if (c->reply_len != NULL)
-            *c->reply_len = r->reply_len;
-    }
+    if (rc == AOS_OK && c->reply_len != NULL)
+        *c->reply_len = r->reply_len;
     c->in_flight = 0;
     return rc;
 }
@@ -360,11 +358,13 @@ static int call_and_wait(int pe, aos_rpc_id_t id, const void *args, size_t args_
 int aos_rpc(int pe, aos_rpc_id_t id, const void *args, size_t args_len, void *reply,
             size_t reply_cap, size_t *reply_len, aos_event_t *ev)
 {
-    int rc = check_call(pe, id, args, args_len, reply_cap);
+    int rc = check_call(pe, id, args, args_len);
     if (rc != AOS_OK)
         return rc;
     if (reply == NULL && reply_cap != 0)
         return AOS_ERR_NULL;
+    if (reply_cap > AOS_RPC_MAX_INLINE)
+        reply_cap = AOS_RPC_MAX_INLINE; /* the most a reply can carry */
     if (ev == NULL)
         return call_and_wait(pe, id, args, args_len, reply, reply_cap, reply_len, 0);
     if (ev->magic != AOS__EVENT_MAGIC)
@@ -376,7 +376,7 @@ int aos_rpc(int pe, aos_rpc_id_t id, const void *args, size_t args_len, void *re
 
 int aos_rpc_post(int pe, aos_rpc_id_t id, const void *args, size_t args_len)
 {
-    int rc = check_call(pe, id, args, args_len, 0);
+    int rc = check_call(pe, id, args, args_len);
     if (rc != AOS_OK)
         return rc;
     return call_and_wait(pe, id, args, args_len, NULL, 0, NULL, 1);

@@ -12,7 +12,7 @@ void shmem_fence(void)
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     if (ctx == SHMEM_CTX_INVALID)
-        shmem__fail(__func__, AOS_ERR_INVALID);
+        return; /* OpenSHMEM 1.5: no operation on SHMEM_CTX_INVALID */
     shmem__quiet(__func__);
 }
 
@@ -27,7 +27,7 @@ void shmem_quiet(void)
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     if (ctx == SHMEM_CTX_INVALID)
-        shmem__fail(__func__, AOS_ERR_INVALID);
+        return; /* OpenSHMEM 1.5: no operation on SHMEM_CTX_INVALID */
     shmem__quiet(__func__);
 }
 

@@ -102,12 +102,24 @@ static int all_met(void *arg)
     return 1;
 }
 
+/* _any searches round robin: from the element after the one this thread's
+ * last _any call on the same array returned, so that elements which stay
+ * satisfied (flags nobody clears) take turns and none starves. */
+static _Thread_local struct {
+    const void *ivars;
+    size_t next;
+} any_turn;
+
 static int any_met(void *arg)
 {
     struct cond *c = arg;
-    for (size_t i = 0; i < c->nelems; i++) {
+    size_t start = any_turn.ivars == c->ivars && any_turn.next < c->nelems ? any_turn.next : 0;
+    for (size_t k = 0; k < c->nelems; k++) {
+        size_t i = start + k < c->nelems ? start + k : start + k - c->nelems;
         if (!excluded(c, i) && met(c, i)) {
             c->index = i;
+            any_turn.ivars = c->ivars;
+            any_turn.next = i + 1;
             return 1;
         }
     }

@@ -248,7 +248,23 @@ int main(void)
     CHECK_RC(aos_notify_init(plain, 0, 1, 1, &bad), AOS_ERR_PROTOCOL);
     CHECK_RC(aos_put_notify(plain, 0, buf, 8, 1, NULL), AOS_ERR_PROTOCOL);
     CHECK_RC(aos_notify_init(mine, n, 1, 1, &bad), AOS_ERR_PE);
-    CHECK_RC(aos_notify_init(mine, 0, (int64_t)1 << 40, 1, &bad), AOS_ERR_INVALID);
+    /* tags are uint32_t, the wildcard the largest: a notification cannot
+     * carry it, every other tag is matched exactly */
+    _Static_assert(AOS_ANY_TAG == UINT32_MAX, "AOS_ANY_TAG is a uint32_t tag");
+    CHECK_RC(aos_put_notify(root, (size_t)me * slot, buf, 8, AOS_ANY_TAG, NULL),
+             AOS_ERR_INVALID);
+    CHECK_RC(aos_get_notify(buf, root, (size_t)me * slot, 8, AOS_ANY_TAG, NULL),
+             AOS_ERR_INVALID);
+    aos_notify_req_t *high = NULL;
+    CHECK_OK(aos_notify_init(mine, me, UINT32_MAX - 1, 1, &high));
+    CHECK_OK(aos_notify_start(high));
+    CHECK_OK(aos_put_notify(mine, (size_t)me * slot, buf, 8, UINT32_MAX - 1, NULL));
+    CHECK_OK(aos_notify_wait(high));
+    int high_src = -1;
+    uint32_t high_tag = 0;
+    CHECK_OK(aos_notify_last(high, &high_src, &high_tag));
+    CHECK(high_src == me && high_tag == UINT32_MAX - 1);
+    CHECK_OK(aos_notify_free(high));
     CHECK_RC(aos_notify_init(mine, 0, 1, 0, &bad), AOS_ERR_SIZE);
     if (me != 0)
         CHECK_RC(aos_notify_init(root, 0, 1, 1, &bad), AOS_ERR_INVALID); /* not the owner */

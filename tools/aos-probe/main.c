@@ -66,6 +66,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    aos__model_no_file = 1; /* the file may be missing or outdated: we write it */
     PROBE_TRY(aos_init());
     int me = aos_my_pe(), npes = aos_n_pes();
     if (npes < 2) {

@@ -16,6 +16,31 @@ static void *map_arena(int fd, uint64_t size)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* My own arena starts at a multiple of AOS_ALIGN_MAX: the heap's offsets
+ * are aligned within the arena, so aos_align's addresses are aligned too,
+ * on every PE alike. Reserves the size and the alignment's slack, maps the
+ * arena over the aligned part and gives back the rest. */
+static void *map_arena_aligned(int fd, uint64_t size)
+{
+    const uintptr_t align = AOS_ALIGN_MAX;
+    char *r = mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (r == MAP_FAILED)
+        return NULL;
+    char *base = (char *)(((uintptr_t)r + align - 1) & ~(align - 1));
+    void *p = mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED,
+                   fd, 0);
+    if (p == MAP_FAILED) {
+        munmap(r, size + align);
+        return NULL;
+    }
+    if (base > r)
+        munmap(r, (size_t)(base - r));
+    if (r + align > base)
+        munmap(base + size, (size_t)(r + align - base));
+    return base;
+}
+
 int aos__shm_arena_create(struct aos__runtime *rt)
 {
     int fd = memfd_create("aos-arena", MFD_CLOEXEC);
@@ -25,7 +50,7 @@ int aos__shm_arena_create(struct aos__runtime *rt)
         close(fd);
         return AOS_ERR_NO_MEMORY;
     }
-    char *base = map_arena(fd, rt->arena_size);
+    char *base = map_arena_aligned(fd, rt->arena_size);
     if (base == NULL) {
         close(fd);
         return AOS_ERR_NO_MEMORY;
