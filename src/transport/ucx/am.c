@@ -117,6 +117,7 @@ struct flush_ctx {
     struct aos__ucx_batch batch;
     uint64_t lo, hi;
     struct flush_ctx *next;
+    int issued; /* written last by the thread that starts the flush */
 };
 
 static struct flush_ctx *finished; /* lock-free stack of finished flushes */
@@ -127,6 +128,10 @@ static void flush_done(void *request, ucs_status_t st, void *user_data)
     struct flush_ctx *c = user_data;
     if (request != NULL) /* a request freed earlier would get no callback */
         ucp_request_free(request);
+    /* Acquire: pairs with the release in start_flushes. The callback may run
+     * on another thread than the one that filled c, and UCX's own hand-over
+     * is not something to lean on. */
+    (void)aos__load_acquire(&c->issued);
     struct flush_ctx *head = aos__load_relaxed(&finished);
     do
         c->next = head;
@@ -191,6 +196,7 @@ static void start_flushes(void)
         }
         *c = (struct flush_ctx){.pe = pe, .batch = p->waiting, .lo = p->wake_lo,
                                 .hi = p->wake_hi};
+        aos__store_release(&c->issued, 1); /* pairs with the acquire in flush_done */
         p->waiting = (struct aos__ucx_batch){0};
         p->wake_lo = p->wake_hi = 0;
         p->flushing = 1;

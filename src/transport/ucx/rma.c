@@ -175,6 +175,7 @@ struct amo_ctx {
     void *result;
     unsigned width;
     aos_event_t *ev;
+    int issued; /* written last by the issuing thread */
 };
 
 static void amo_done(void *request, ucs_status_t st, void *user_data)
@@ -182,6 +183,9 @@ static void amo_done(void *request, ucs_status_t st, void *user_data)
     (void)st;
     struct amo_ctx *c = user_data;
     ucp_request_free(request); /* freed before completion, it would get no callback */
+    /* Acquire: pairs with the release in aos__ucx_amo; this may run on
+     * another thread than the one that filled c. */
+    (void)aos__load_acquire(&c->issued);
     if (c->result != NULL)
         memcpy(c->result, &c->reply, c->width); /* little-endian: the low bytes */
     aos__event_complete_async(c->ev);
@@ -240,6 +244,7 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
         rp.cb.send = amo_done;
         rp.user_data = c;
         aos__event_post(ev);
+        aos__store_release(&c->issued, 1); /* pairs with the acquire in amo_done */
     }
     ucs_status_ptr_t req = ucp_atomic_op_nbx(U.peers[pe].ep, uop, &c->operand, 1, raddr, rk, &rp);
     if (ev != NULL && !UCS_PTR_IS_ERR(req)) {
