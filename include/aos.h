@@ -306,7 +306,13 @@ AOS__AMO_DECLARE_BOTH(uint64_t, u64)
  * owner dequeues. A full queue pushes back: aos_enqueue waits (sleeping when
  * the machine is oversubscribed), aos_try_enqueue returns AOS_ERR_AGAIN.
  * No item is lost, duplicated or torn, and the items of one producer come
- * out in the order it enqueued them, whatever the capacity (1 included). */
+ * out in the order it enqueued them, whatever the capacity (1 included).
+ * A producer on another node sends its items to the owner: aos_try_enqueue
+ * waits for the owner's answer; aos_enqueue returns once the item is on its
+ * way, and waits only when 64 of its handle's items are still unanswered
+ * (the owner holds items that found the queue full until a dequeue makes
+ * room). An item that reaches a queue destroyed meanwhile is dropped, and the
+ * producer's next call on the handle returns AOS_ERR_DESTROYED. */
 typedef struct aos_queue aos_queue_t;
 
 int aos_queue_create(uint64_t key, size_t item_size, size_t capacity, aos_queue_t **q);
@@ -335,7 +341,7 @@ int aos_dequeue_async(aos_queue_t *q, void *item, aos_event_t *ev);
  * lane per (sender, owner) pair, 64 in flight; when it is full the sender
  * waits until the owner progresses (push-back), nothing is dropped. Both
  * calls complete before they return (ev, if given, is complete too). The
- * owner must be on this node (AOS_ERR_NOT_LOCAL otherwise). */
+ * owner may be on any node. */
 int aos_put_notify(aos_seg_t *seg, size_t offset, const void *src, size_t len, uint32_t tag,
                    aos_event_t *ev);
 int aos_get_notify(void *dst, aos_seg_t *seg, size_t offset, size_t len, uint32_t tag,

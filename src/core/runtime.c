@@ -12,6 +12,7 @@
 #include "core/bootstrap.h"
 #include "mem/memory.h"
 #include "core/progress_thread.h"
+#include "ipc/ipc.h"
 #include "queue/notify_lanes.h"
 #include "queue/queue.h"
 #include "rpc/rpc.h"
@@ -172,6 +173,8 @@ int aos_init(void)
     if (rc != AOS_OK)
         goto fail_transport;
     rt->initialized = 1;
+    aos__queue_net_start();
+    aos__portal_start();
     rc = aos__notify_start();
     if (rc != AOS_OK)
         goto fail_memory;
@@ -203,6 +206,8 @@ fail_rpc:
 fail_notify:
     aos__notify_stop();
 fail_memory:
+    aos__portal_stop();
+    aos__queue_net_stop();
     rt->initialized = 0;
     aos__memory_stop(rt);
 fail_transport:
@@ -234,6 +239,8 @@ int aos_finalize(void)
     aos__coll_stop();
     aos__rpc_stop();
     aos__notify_stop();
+    aos__portal_stop();
+    aos__queue_net_stop();
     rt->initialized = 0;
     aos__memory_stop(rt);
     stop_network(rt);

@@ -35,6 +35,11 @@ void aos__ipc_op_add(struct aos__ipc_op *op);
 void aos__ipc_progress(void);
 extern struct aos__ipc_op *aos__ipc_ops;
 
+/* Portals across nodes: the handler for grants, and my mirrors of remote
+ * receivers' permissions (set up and torn down with the runtime). */
+void aos__portal_start(void);
+void aos__portal_stop(void);
+
 /* Attaches owner's IPC segment `key`, waiting (and serving) until the owner
  * has created it: creation of a sync is collective, so it will. */
 int aos__ipc_attach_wait(int owner, uint64_t key, aos_seg_t **seg);

@@ -1,12 +1,15 @@
 /* Mailboxes: fixed-size messages from any PE to the owner, over a remote
  * queue under the key (mailbox, port). A write with an event that finds the
  * mailbox full keeps a copy of the message and is retried by progress, in
- * order per handle. */
+ * order per handle; to another node's mailbox it is sent at once and waits
+ * there (queue/queue_net.c). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/atomics.h"
 #include "core/event.h"
 #include "core/runtime.h"
+#include "core/wait.h"
 #include "ipc/ipc.h"
 #include "queue/queue.h"
 
@@ -122,6 +125,14 @@ static int write_ready(struct aos__ipc_op *op)
     return 1;
 }
 
+static int writes_done(const void *ctx)
+{
+    const aos_mbox_t *mb = ctx;
+    /* Relaxed: progress on this or another thread counts it down; the
+     * count is all that is read. */
+    return aos__load_relaxed(&mb->pending) == 0;
+}
+
 int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev)
 {
     int rc = check_mbox(mb);
@@ -129,10 +140,18 @@ int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev)
         return rc;
     if (msg == NULL)
         return AOS_ERR_NULL;
-    if (ev == NULL)
+    if (ev == NULL) {
+        /* after the handle's pending writes: order per handle */
+        if (mb->pending != 0 &&
+            (rc = aos__wait(writes_done, mb, AOS__FOREVER, AOS__WATCH_ALL)) != AOS_OK)
+            return rc;
         return aos_enqueue(mb->q, msg);
+    }
     if (ev->magic != AOS__EVENT_MAGIC)
         return AOS_ERR_INVALID;
+    rc = aos__queue_enqueue_event(mb->q, msg, ev); /* another node's mailbox: sent now */
+    if (rc != AOS_ERR_AGAIN)
+        return rc;
     if (mb->pending == 0) {
         rc = aos__queue_try_enqueue(mb->q, msg); /* after the pending check: no serving between */
         if (rc != AOS_ERR_AGAIN) {

@@ -11,11 +11,19 @@
  *   receiver: done == g (acquire): the data and len are there.
  * The receiver writes the next permission's fields only after done == g,
  * and the sender named in a grant word is the one that word was written
- * for, so a sender never acts on another's permission or mixed fields. */
+ * for, so a sender never acts on another's permission or mixed fields.
+ *
+ * A sender on another node cannot load the permission line: the receiver
+ * sends it a copy (AOS__AM_PORTAL_GRANT) that lands in the sender's mirror
+ * of that line, where the same protocol reads it; the sender's len goes by
+ * put, ordered before its signal of done. */
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "arch/atomics.h"
+#include "core/am.h"
 #include "core/event.h"
 #include "core/runtime.h"
 #include "core/wait.h"
@@ -47,7 +55,7 @@ struct aos_portal {
     int is_receiver;
     int receiver;
     aos_seg_t *seg;
-    struct portal_ctl *ctl; /* mapped */
+    struct portal_ctl *ctl; /* mapped; a sender on another node: its mirror */
     uint64_t ctl_off;       /* arena offset of ctl at the receiver */
     uint64_t seq;           /* receiver: permissions granted; sender: last one used */
     int reading;            /* receiver: a read is outstanding */
@@ -66,12 +74,107 @@ static int check_portal(const aos_portal_t *p)
     return aos__seg_access(p->seg, 0, 0, 0, &off);
 }
 
+/* ---- permission lines of receivers on other nodes --------------------------- */
+
+/* My copy of one remote receiver's permission line (grant, buf_off, cap),
+ * kept for the life of the runtime: a grant may arrive before the sender
+ * opens the portal. */
+struct mirror {
+    int receiver;
+    uint64_t ctl_off;
+    struct mirror *next;
+    struct portal_ctl ctl;
+};
+static struct mirror *mirrors;
+static pthread_mutex_t mirrors_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct grant_msg {
+    uint64_t ctl_off, grant, buf_off, cap;
+};
+
+/* The mirror of (receiver, ctl_off), made if new; NULL out of memory. */
+static struct portal_ctl *mirror_of(int receiver, uint64_t ctl_off)
+{
+    pthread_mutex_lock(&mirrors_lock);
+    struct mirror *m = mirrors;
+    while (m != NULL && (m->receiver != receiver || m->ctl_off != ctl_off))
+        m = m->next;
+    if (m == NULL && (m = aligned_alloc(AOS__LINE, sizeof *m)) != NULL) {
+        memset(m, 0, sizeof *m);
+        m->receiver = receiver;
+        m->ctl_off = ctl_off;
+        m->next = mirrors;
+        mirrors = m;
+    }
+    pthread_mutex_unlock(&mirrors_lock);
+    return m != NULL ? &m->ctl : NULL;
+}
+
+/* Stores a permission as the receiver's own stores would land. */
+static void mirror_grant(struct portal_ctl *c, uint64_t grant, uint64_t buf_off, uint64_t cap)
+{
+    /* Relaxed: published by the release of grant, as at the receiver. */
+    aos__store_relaxed(&c->buf_off, buf_off);
+    aos__store_relaxed(&c->cap, cap);
+    aos__store_release(&c->grant, grant); /* pairs with the acquire in permitted() */
+}
+
+static void on_grant(int src, const void *payload, size_t len)
+{
+    struct grant_msg g;
+    if (len != sizeof g)
+        return;
+    memcpy(&g, payload, sizeof g);
+    struct portal_ctl *c = mirror_of(src, g.ctl_off);
+    if (c == NULL)
+        return;
+    mirror_grant(c, g.grant, g.buf_off, g.cap);
+    aos__fence_seq_cst(); /* the writer's half of the sleep protocol (core/wait.c) */
+    aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+}
+
+void aos__portal_start(void)
+{
+    aos__am_register(AOS__AM_PORTAL_GRANT, on_grant);
+}
+
+void aos__portal_stop(void)
+{
+    pthread_mutex_lock(&mirrors_lock);
+    while (mirrors != NULL) {
+        struct mirror *m = mirrors;
+        mirrors = m->next;
+        free(m);
+    }
+    pthread_mutex_unlock(&mirrors_lock);
+}
+
+/* A sender's view of a receiver on another node: its mirror, brought up
+ * to date by one get of the receiver's control block (a grant message of
+ * an earlier portal at that place may have left it stale). */
+static int remote_ctl(aos_seg_t *seg, struct portal_ctl **out)
+{
+    struct portal_ctl *c = mirror_of(seg->owner, seg->arena_off);
+    if (c == NULL)
+        return AOS_ERR_NO_MEMORY;
+    struct portal_ctl now;
+    int rc = aos__tp(seg->owner)->get(&now, seg->owner, seg->arena_off, sizeof now, NULL);
+    if (rc != AOS_OK)
+        return rc;
+    mirror_grant(c, now.grant, now.buf_off, now.cap);
+    aos__store_release(&c->done, now.done); /* read by new_handle below */
+    *out = c;
+    return AOS_OK;
+}
+
 static int new_handle(aos_seg_t *seg, int is_receiver, aos_portal_t **out)
 {
     void *ctl;
     int rc = aos__tp(seg->owner)->local_ptr(seg->owner, seg->arena_off, &ctl);
+    if (rc == AOS_ERR_NOT_LOCAL && !is_receiver)
+        rc = remote_ctl(seg, (struct portal_ctl **)&ctl);
     if (rc != AOS_OK)
-        return rc == AOS_ERR_NOT_LOCAL ? AOS_ERR_UNSUPPORTED : rc;
+        return rc;
     aos_portal_t *p = calloc(1, sizeof *p);
     if (p == NULL)
         return AOS_ERR_NO_MEMORY;
@@ -177,8 +280,6 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
     if (!p->is_receiver)
         return AOS_ERR_INVALID;
     AOS__CHECK_PE(sender);
-    if (!aos__on_node(sender))
-        return AOS_ERR_NOT_LOCAL; /* portals do not cross nodes yet */
     if (len == NULL || (buf == NULL && cap != 0))
         return AOS_ERR_NULL;
     if (ev != NULL && ev->magic != AOS__EVENT_MAGIC)
@@ -201,9 +302,19 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
     /* Release: pairs with the sender's acquire in permitted(). */
     aos__store_release(&p->ctl->grant, GRANT(++p->seq, sender));
     p->reading = 1;
-    /* The sender may sleep waiting for this: a full barrier, then its bell. */
-    aos__fence_seq_cst();
-    aos__bell_ring(&aos__rt.peers[sender].header->bell, 0, UINT64_MAX, 1);
+    if (aos__on_node(sender)) {
+        /* The sender may sleep waiting for this: a full barrier, then its bell. */
+        aos__fence_seq_cst();
+        aos__bell_ring(&aos__rt.peers[sender].header->bell, 0, UINT64_MAX, 1);
+    } else {
+        struct grant_msg g = {p->ctl_off, GRANT(p->seq, sender), lo, (uint64_t)cap};
+        rc = aos__tp(sender)->am_send(sender, AOS__AM_PORTAL_GRANT, &g, sizeof g);
+        if (rc != AOS_OK) {
+            free(r);
+            p->reading = 0;
+            return rc;
+        }
+    }
     if (ev == NULL) {
         struct aos__watch w = {p->ctl_off + AOS__LINE, p->ctl_off + 2 * AOS__LINE};
         rc = aos__wait(answered, p, AOS__FOREVER, w);
@@ -262,7 +373,17 @@ static int transfer(aos_portal_t *p, const struct permission *m, const void *src
         rc = aos__tp(p->receiver)->put(p->receiver, m->buf_off, src, len, NULL);
     if (rc != AOS_OK && rc != AOS_ERR_SIZE)
         return rc;
-    aos__store_relaxed(&p->ctl->len, (uint64_t)len); /* published by done's release */
+    uint64_t n = len;
+    if (aos__on_node(p->receiver)) {
+        aos__store_relaxed(&p->ctl->len, n); /* published by done's release */
+    } else {
+        /* signal_store below is ordered after this put (transport.h) */
+        int len_rc = aos__tp(p->receiver)->put(p->receiver,
+                                               p->ctl_off + offsetof(struct portal_ctl, len),
+                                               &n, sizeof n, NULL);
+        if (len_rc != AOS_OK)
+            return len_rc;
+    }
     p->seq = m->seq;
     int src_rc = aos__tp(p->receiver)->signal_store(p->receiver, p->ctl_off + AOS__LINE, m->seq);
     return src_rc != AOS_OK ? src_rc : rc;

@@ -2,7 +2,8 @@
  * Producers on the node work on the owner's mapped memory with CPU atomics;
  * publishing an item is a release store that also wakes a sleeping owner,
  * and freeing a slot wakes one producer waiting for space on the queue's
- * own bell. */
+ * own bell. Producers on other nodes send their items to the owner
+ * (queue_net.c). */
 #include "queue/queue.h"
 
 #include <stdlib.h>
@@ -22,12 +23,13 @@ struct aos_queue {
     int owner;
     int is_owner;                   /* my queue: I may dequeue and destroy */
     aos_seg_t *seg;
-    struct aos__queue_header *hdr;  /* mapped */
+    struct aos__queue_header *hdr;  /* mapped; NULL for an owner on another node */
     char *slots;
     uint64_t slots_off;             /* arena offset of slot 0 (for waking) */
     uint64_t capacity;
     size_t item_size, slot_size;
     uint64_t head;                  /* owner only: next position to consume */
+    struct aos__queue_credits credits; /* an off-node producer's pushes in flight */
 };
 
 /* Pending asynchronous dequeues, FIFO. */
@@ -59,13 +61,38 @@ static int check_queue(const aos_queue_t *q)
     return aos__seg_access(q->seg, 0, 0, AOS_PROTO_QUEUE, &off);
 }
 
+/* A producer's handle on a queue of another node: the geometry read once
+ * by a get; items go by message (queue_net.c). */
+static int open_remote(aos_seg_t *seg, aos_queue_t **out)
+{
+    struct aos__queue_header h;
+    int rc = aos__tp(seg->owner)->get(&h, seg->owner, seg->arena_off, sizeof h, NULL);
+    if (rc != AOS_OK)
+        return rc;
+    if (h.magic != AOS__QUEUE_MAGIC) /* the get completed after create's release */
+        return AOS_ERR_PROTOCOL;
+    aos_queue_t *q = calloc(1, sizeof *q);
+    if (q == NULL)
+        return AOS_ERR_NO_MEMORY;
+    *q = (aos_queue_t){.magic = AOS__QUEUE_HANDLE_MAGIC,
+                       .owner = seg->owner,
+                       .seg = seg,
+                       .capacity = h.capacity,
+                       .item_size = h.item_size,
+                       .slot_size = h.slot_size};
+    *out = q;
+    return AOS_OK;
+}
+
 /* Builds a handle over an attached or created queue segment. */
 static int open_handle(aos_seg_t *seg, int is_owner, aos_queue_t **out)
 {
     void *p;
     int rc = aos__tp(seg->owner)->local_ptr(seg->owner, seg->arena_off, &p);
+    if (rc == AOS_ERR_NOT_LOCAL && !is_owner)
+        return open_remote(seg, out);
     if (rc != AOS_OK)
-        return rc == AOS_ERR_NOT_LOCAL ? AOS_ERR_UNSUPPORTED : rc;
+        return rc;
     struct aos__queue_header *h = p;
     if (aos__load_acquire(&h->magic) != AOS__QUEUE_MAGIC) /* pairs with create's release */
         return AOS_ERR_PROTOCOL;
@@ -124,6 +151,8 @@ int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
     rc = open_handle(seg, 1, q);
     if (rc != AOS_OK)
         goto fail_seg;
+    if (aos__rt.net != NULL) /* other nodes push by message */
+        aos__queue_net_owned(*q, seg->arena_off, key);
     return AOS_OK;
 
 fail_seg:
@@ -169,6 +198,8 @@ int aos_queue_detach(aos_queue_t *q)
         return AOS_ERR_NULL;
     if (q->magic != AOS__QUEUE_HANDLE_MAGIC || q->is_owner)
         return AOS_ERR_INVALID;
+    if (q->hdr == NULL) /* answers to come name the handle */
+        (void)aos__queue_net_drain(&q->credits);
     int rc = aos_seg_detach(q->seg);
     q->magic = 0;
     free(q);
@@ -177,6 +208,8 @@ int aos_queue_detach(aos_queue_t *q)
 
 void aos__queue_destroy_reserved(aos_queue_t *q)
 {
+    if (aos__rt.net != NULL)
+        aos__queue_net_disowned(q); /* pushes now get AOS_ERR_DESTROYED */
     aos_seg_destroy(q->seg);
     q->magic = 0;
     free(q);
@@ -272,11 +305,28 @@ static int check_item(aos_queue_t *q, const void *item)
     return rc;
 }
 
+/* An item for a queue of another node: sent to its owner, who answers. */
+static int push_remote(aos_queue_t *q, const void *item, int wait, aos_event_t *ev)
+{
+    return aos__queue_net_push(q->owner, q->seg->arena_off, q->seg->key, item, q->item_size,
+                               wait, ev);
+}
+
+int aos__queue_enqueue_event(aos_queue_t *q, const void *item, aos_event_t *ev)
+{
+    int rc = check_item(q, item);
+    if (rc != AOS_OK)
+        return rc;
+    return q->hdr == NULL ? push_remote(q, item, 1, ev) : AOS_ERR_AGAIN;
+}
+
 int aos__queue_try_enqueue(aos_queue_t *q, const void *item)
 {
     int rc = check_item(q, item);
     if (rc != AOS_OK)
         return rc;
+    if (q->hdr == NULL)
+        return push_remote(q, item, 0, NULL);
     uint64_t full_pos;
     return enqueue_once(q, item, &full_pos);
 }
@@ -305,6 +355,9 @@ int aos_enqueue(aos_queue_t *q, const void *item)
 {
     aos__rpc_poll();
     int rc = check_item(q, item);
+    if (rc == AOS_OK && q->hdr == NULL) /* its wait for a credit serves */
+        return aos__queue_net_stream(q->owner, q->seg->arena_off, q->seg->key, item,
+                                     q->item_size, &q->credits);
     while (rc == AOS_OK) {
         uint64_t full_pos;
         rc = enqueue_once(q, item, &full_pos);
@@ -335,6 +388,10 @@ static int dequeue_once(aos_queue_t *q, void *item)
     (void)aos__exchange_seq_cst(seq, 2 * (pos + q->capacity));
     aos__fence_after_rmw();
     aos__bell_ring(&q->hdr->space, 0, UINT64_MAX, 0);
+    /* Relaxed after the barrier above: items from other nodes that found a
+     * queue full wait at this PE (queue_net.c, deliver_locked). */
+    if (aos__load_relaxed(&aos__queue_net_parked))
+        aos__queue_net_retry();
     return AOS_OK;
 }
 

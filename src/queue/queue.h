@@ -76,6 +76,41 @@ int aos__queue_try_enqueue(aos_queue_t *q, const void *item);
  * (owner only; valid until the next dequeue). */
 void aos__queue_head_word(const aos_queue_t *q, const uint64_t **word, uint64_t *want);
 
+/* Queues across nodes (queue_net.c). An off-node producer's handle has no
+ * mapping; its items go to the owner in messages and wait for the answer
+ * (with ev: ev completes when it comes). */
+void aos__queue_net_start(void);
+void aos__queue_net_stop(void);
+int aos__queue_net_push(int owner, uint64_t off, uint64_t key, const void *item, size_t len,
+                        int wait, aos_event_t *ev);
+/* aos_enqueue's push: returns once the item is sent, holding one of the
+ * handle's credits until the owner answers (waits while none is free). An
+ * item the owner refused (destroyed) is reported by the next call. */
+#define AOS__QUEUE_NET_CREDITS 64u
+struct aos__queue_credits {
+    uint32_t in_flight; /* pushes sent and not answered */
+    int32_t error;      /* the first refusal not yet reported */
+};
+int aos__queue_net_stream(int owner, uint64_t off, uint64_t key, const void *item, size_t len,
+                          struct aos__queue_credits *c);
+/* Waits until every streamed push of the handle has been answered. */
+int aos__queue_net_drain(struct aos__queue_credits *c);
+/* The owner's side: q takes pushes from other nodes from now on / no more
+ * (parked ones are answered AOS_ERR_DESTROYED). */
+void aos__queue_net_owned(aos_queue_t *q, uint64_t off, uint64_t key);
+void aos__queue_net_disowned(aos_queue_t *q);
+/* Non-zero while pushes wait at this PE for space; a dequeue then retries
+ * them (aos__queue_net_retry). */
+extern uint32_t aos__queue_net_parked;
+void aos__queue_net_retry(void);
+/* Puts item into my queue q, parking it when q is full: it goes in with a
+ * later dequeue (RPC requests from other nodes, which cannot wait). */
+int aos__queue_deliver(aos_queue_t *q, const void *item, size_t len);
+/* A write with an event to a queue of another node: sent now, ev completes
+ * when the owner has it (or has destroyed the queue). AOS_ERR_AGAIN for a
+ * queue on this node (the caller keeps its own pending list). */
+int aos__queue_enqueue_event(aos_queue_t *q, const void *item, aos_event_t *ev);
+
 /* From now on producers wake q's consumer on this bell of q's own instead
  * of the owner's bell (owner only; before any producer attaches). */
 struct aos__bell *aos__queue_own_bell(aos_queue_t *q);

@@ -23,6 +23,8 @@
 /* Does pe's table agree with mine at id? Reads its area one-sidedly. */
 static int check_table(int pe, aos_rpc_id_t id)
 {
+    if (!aos__on_node(pe))
+        return aos__rpc_net_check(pe, id);
     struct aos__rpc_area *a;
     int rc = aos__rpc_peer_area(pe, &a);
     if (rc != AOS_OK)
@@ -111,18 +113,21 @@ static void sent(int pe, int i)
      * check_table attached pe's area before any send, so peer_area takes its
      * lock-free path here, where calls_lock is held. */
     struct aos__rpc_area *a;
-    if (aos__rpc_peer_area(pe, &a) != AOS_OK || !aos__load_relaxed(&a->served_by_thread))
+    if (aos__on_node(pe) &&
+        (aos__rpc_peer_area(pe, &a) != AOS_OK || !aos__load_relaxed(&a->served_by_thread)))
         aos__bell_ring(&aos__rt.peers[pe].header->bell, 0, UINT64_MAX, 1);
     R.stats.sent++;
     if (R.calls[i].ev != NULL)
         R.events_pending++;
 }
 
-/* Queues call i at pe without waiting: AOS_ERR_AGAIN when pe's queue is full. */
+/* Queues call i at pe without waiting: AOS_ERR_AGAIN when pe's queue is
+ * full. A target on another node always takes the call (rpc/net.c). */
 static int send_now(int pe, int i, aos_rpc_id_t id, size_t args_len)
 {
     struct aos__rpc_request q = request_for(i, id, args_len);
-    int rc = aos__queue_try_enqueue(R.peer_queues[pe], &q);
+    int rc = aos__on_node(pe) ? aos__queue_try_enqueue(R.peer_queues[pe], &q)
+                              : aos__rpc_net_call(pe, &q, R.area->rec[i].args);
     if (rc == AOS_OK)
         sent(pe, i);
     return rc;
@@ -130,8 +135,8 @@ static int send_now(int pe, int i, aos_rpc_id_t id, size_t args_len)
 
 static int peer_queue(int pe)
 {
-    if (R.peer_queues[pe] != NULL)
-        return AOS_OK;
+    if (R.peer_queues[pe] != NULL || !aos__on_node(pe))
+        return AOS_OK; /* calls to other nodes go by message */
     return aos__queue_attach_reserved(pe, AOS__RPC_QUEUE_KEY, &R.peer_queues[pe]);
 }
 

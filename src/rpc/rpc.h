@@ -135,6 +135,18 @@ static inline void aos__rpc_poll(void)
     if (w != NULL && aos__load_relaxed(w) == aos__rpc.head_want)
         aos__rpc_serve();
 }
+/* Checks request q against my table and runs its handler over args, the
+ * reply going to reply (at most q->reply_cap bytes, *len set): AOS_OK or
+ * the status the caller gets. */
+int32_t aos__rpc_run_request(const struct aos__rpc_request *q, const void *args, void *reply,
+                             uint32_t *len);
+/* Calls across nodes (net.c): arguments and replies travel in messages. */
+int aos__rpc_net_start(void);
+void aos__rpc_net_stop(void);
+int aos__rpc_net_call(int pe, const struct aos__rpc_request *q, const void *args);
+/* Does pe's table (another node's) agree with mine at id? */
+int aos__rpc_net_check(int pe, aos_rpc_id_t id);
+void aos__rpc_net_serve(const struct aos__rpc_request *q);
 /* Sends pending calls and collects replies (call.c). */
 void aos__rpc_call_progress(void);
 

@@ -65,10 +65,13 @@ int aos__rpc_start(void)
                                     aos__rt.cfg.rpc_queue_depth, &R.queue);
     if (rc != AOS_OK)
         goto fail_arrays;
+    rc = aos__rpc_net_start();
+    if (rc != AOS_OK)
+        goto fail_queue;
     rc = aos__seg_create_any(AOS__RPC_AREA_KEY, sizeof(struct aos__rpc_area), AOS_PROTO_RMA,
                              &R.area_seg);
     if (rc != AOS_OK)
-        goto fail_queue;
+        goto fail_net;
     void *p;
     rc = aos__transport_shm.local_ptr(aos__rt.me, R.area_seg->arena_off, &p);
     if (rc != AOS_OK)
@@ -86,6 +89,8 @@ int aos__rpc_start(void)
 
 fail_area:
     aos_seg_destroy(R.area_seg);
+fail_net:
+    aos__rpc_net_stop();
 fail_queue:
     aos__queue_destroy_reserved(R.queue);
 fail_arrays:
@@ -105,6 +110,7 @@ void aos__rpc_stop(void)
         aos_seg_destroy(R.area_seg);
     if (R.queue != NULL)
         aos__queue_destroy_reserved(R.queue);
+    aos__rpc_net_stop();
     free_state();
 }
 
@@ -179,28 +185,34 @@ size_t aos__rpc_run_handler(aos_rpc_id_t id, const aos_rpc_info_t *info, const v
     return n < reply_cap ? n : reply_cap;
 }
 
+int32_t aos__rpc_run_request(const struct aos__rpc_request *q, const void *args, void *reply,
+                             uint32_t *len)
+{
+    /* Acquire: pairs with aos_rpc_register's release of the count, so the
+     * handler pointer is there (registration may run on another thread). */
+    if (q->id >= aos__load_acquire(&R.area->count) || R.area->hash[q->id] != q->hash)
+        return AOS_ERR_RPC_MISMATCH;
+    aos_rpc_info_t info = {.caller = (int)q->caller, .home = aos__rt.me, .at_caller = 0};
+    *len = (uint32_t)aos__rpc_run_handler(q->id, &info, args, q->args_len, reply, q->reply_cap);
+    /* Relaxed: one thread serves (the progress thread when there is one),
+     * so this has one writer; readers only need a recent value. */
+    aos__store_relaxed(&R.stats.served, aos__load_relaxed(&R.stats.served) + 1);
+    aos__handlers_run_here++;
+    return AOS_OK;
+}
+
 static void serve_one(const struct aos__rpc_request *q)
 {
+    if (!aos__on_node((int)q->caller)) {
+        aos__rpc_net_serve(q);
+        return;
+    }
     struct aos__rpc_area *a;
     if (aos__rpc_peer_area((int)q->caller, &a) != AOS_OK)
         return; /* the caller's area is gone: it has finalized */
     struct aos__rpc_record *r = &a->rec[q->record];
-    int32_t status = AOS_OK;
     uint32_t len = 0;
-    /* Acquire: pairs with aos_rpc_register's release of the count, so the
-     * handler pointer is there (registration may run on another thread). */
-    if (q->id >= aos__load_acquire(&R.area->count) || R.area->hash[q->id] != q->hash) {
-        status = AOS_ERR_RPC_MISMATCH;
-    } else {
-        aos_rpc_info_t info = {.caller = (int)q->caller, .home = aos__rt.me, .at_caller = 0};
-        len = (uint32_t)aos__rpc_run_handler(q->id, &info, r->args, q->args_len, r->reply,
-                                             q->reply_cap);
-        /* Relaxed: one thread serves (the progress thread when there is
-         * one), so these have one writer; readers only need a recent value. */
-        aos__store_relaxed(&R.stats.served, aos__load_relaxed(&R.stats.served) + 1);
-        aos__handlers_run_here++;
-    }
-    r->status = status;
+    r->status = aos__rpc_run_request(q, r->args, r->reply, &len);
     r->reply_len = len;
     uint64_t off = aos__load_relaxed(&R.peer_areas[q->caller])->arena_off +
                    ((uint64_t)((char *)&r->done - (char *)a));

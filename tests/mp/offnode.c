@@ -6,9 +6,12 @@
  *     event + quiet, or posted atomic changes it;
  *  3. an atomic after puts needs no fence: when the counter says round r has
  *     arrived, the whole buffer (up to 4 MiB) holds round r's data;
- *  4. what does not cross nodes yet (queues, RPC, mailboxes, portals) says
- *     so with an error for a peer elsewhere, and works on my node; a
- *     notified put reaches its target wherever it is. */
+ *  4. a full queue pushes back across nodes too (try-enqueue refused,
+ *     blocking producers held back without loss or reordering), and one
+ *     destroyed under a producer refuses its later items;
+ *  5. RPC (blocking, with an event, posted), mailboxes (writes with and
+ *     without events into a full mailbox), portals and notified puts reach
+ *     every PE from every PE, wherever it is. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -143,64 +146,143 @@ static size_t echo(const aos_rpc_info_t *info, const void *args, size_t len, voi
 }
 
 /* Every PE makes its objects; PE 0 tries them at every other PE. */
-static void not_across_yet(int me, int n)
+/* A full queue across nodes pushes back, in order and without loss, and a
+ * queue destroyed under a producer refuses what it still sends. Then every
+ * PE reaches every other through RPC, mailbox, portal and notified put. */
+static void queue_flow(int me, int n)
+{
+    enum { CAP = 4, ITEMS = 300 };
+    if (n < 2)
+        return;
+    aos_queue_t *q = NULL;
+    if (me == 0)
+        CHECK_OK(aos_queue_create(41, 16, CAP, &q));
+    CHECK_OK(aos_barrier_all());
+    aos_queue_t *r = NULL;
+    if (me != 0)
+        CHECK_OK(aos_queue_attach(0, 41, &r));
+    uint64_t item[2];
+    if (me == n - 1) { /* alone first: fill, then the next try is refused */
+        for (int i = 0; i < CAP; i++) {
+            item[0] = (uint64_t)me;
+            item[1] = (uint64_t)i;
+            CHECK_OK(aos_try_enqueue(r, item));
+        }
+        CHECK_RC(aos_try_enqueue(r, item), AOS_ERR_AGAIN);
+    }
+    CHECK_OK(aos_barrier_all());
+    if (me != 0) { /* everyone streams into the full queue: pushed back, not lost */
+        for (int i = me == n - 1 ? CAP : 0; i < ITEMS; i++) {
+            item[0] = (uint64_t)me;
+            item[1] = (uint64_t)i;
+            CHECK_OK(aos_enqueue(r, item));
+        }
+    } else {
+        uint64_t next[64] = {0};
+        CHECK(n <= 64);
+        for (long k = 0; k < (long)(n - 1) * ITEMS; k++) {
+            CHECK_OK(aos_dequeue(q, item));
+            CHECK(item[0] >= 1 && item[0] < (uint64_t)n);
+            CHECK(item[1] == next[item[0]]); /* exactly once, in order per producer */
+            next[item[0]]++;
+        }
+        CHECK_RC(aos_try_dequeue(q, item), AOS_ERR_AGAIN);
+    }
+    CHECK_OK(aos_barrier_all());
+    if (me == 1 && !test_same_node(0, 1, n)) { /* fill it, one more on its way; it goes */
+        for (int i = 0; i <= CAP; i++)
+            CHECK_OK(aos_enqueue(r, item));
+    }
+    CHECK_OK(aos_barrier_all());
+    if (me == 0)
+        CHECK_OK(aos_queue_destroy(q));
+    CHECK_OK(aos_barrier_all());
+    if (me != 0) {
+        CHECK_RC(aos_enqueue(r, item), AOS_ERR_DESTROYED);
+        CHECK_RC(aos_try_enqueue(r, item), AOS_ERR_DESTROYED);
+        CHECK_OK(aos_queue_detach(r));
+    }
+    CHECK_OK(aos_barrier_all());
+}
+
+static void everything_across(int me, int n)
 {
     aos_rpc_id_t id;
     CHECK_OK(aos_rpc_register("offnode_echo", echo, 0, &id));
-    aos_queue_t *q;
     aos_mbox_t *mb;
     aos_portal_t *portal;
     aos_seg_t *seg;
-    CHECK_OK(aos_queue_create(31, 16, 8, &q));
-    CHECK_OK(aos_mbox_create(32, 16, 8, &mb));
+    uint64_t *landing = aos_calloc((size_t)n, sizeof *landing);
+    CHECK(landing != NULL);
+    CHECK_OK(aos_mbox_create(32, 16, 2, &mb));
     CHECK_OK(aos_portal_create(33, &portal));
-    CHECK_OK(aos_seg_create(34, 4096, AOS_PROTO_RMA | AOS_PROTO_NOTIFY, &seg));
+    CHECK_OK(aos_seg_create(34, 4096, AOS_PROTO_RMA | AOS_PROTO_NOTIFY | AOS_PROTO_LOADSTORE, &seg));
     CHECK_OK(aos_barrier_all());
-    for (int pe = 1; me == 0 && pe < n; pe++) {
-        int here = test_same_node(me, pe, n);
-        uint64_t word = 5, got = 0;
-        size_t len = 0;
-        aos_queue_t *tq = NULL;
-        aos_mbox_t *tmb = NULL;
-        aos_portal_t *tp = NULL;
-        aos_seg_t *ts = NULL;
-        CHECK_OK(aos_seg_attach(pe, 34, &ts));
-        int rc = aos_queue_attach(pe, 31, &tq);
-        CHECK(here ? rc == AOS_OK : rc == AOS_ERR_UNSUPPORTED);
-        rc = aos_mbox_open(pe, 32, &tmb);
-        CHECK(here ? rc == AOS_OK : rc == AOS_ERR_UNSUPPORTED);
-        rc = aos_portal_open(pe, 33, &tp);
-        CHECK(here ? rc == AOS_OK : rc == AOS_ERR_UNSUPPORTED);
-        CHECK_OK(aos_put_notify(ts, 0, &word, sizeof word, 7, NULL));
-        rc = aos_rpc(pe, id, &word, sizeof word, &got, sizeof got, &len, NULL);
-        CHECK(here ? rc == AOS_OK && got == word && len == sizeof word : rc != AOS_OK);
-        if (!here) /* on my node it would wait for pe's write */
-            CHECK_RC(aos_portal_read(portal, pe, &got, sizeof got, &len, NULL),
-                     AOS_ERR_NOT_LOCAL);
-        if (tq != NULL)
-            CHECK_OK(aos_queue_detach(tq));
-        if (tmb != NULL)
-            CHECK_OK(aos_mbox_close(tmb));
-        if (tp != NULL)
+    enum { WRITES = 20 };
+    for (int pe = 0; pe < n; pe++) { /* each PE's turn as the target */
+        if (pe == me) {
+            for (int from = 0; from < n; from++) { /* every other PE's writes, in order */
+                if (from == me)
+                    continue;
+                size_t len = 0;
+                CHECK_OK(aos_portal_read(portal, from, &landing[from], sizeof *landing, &len,
+                                         NULL));
+                CHECK(len == sizeof *landing && landing[from] == (uint64_t)from * 1000 + 1);
+            }
+            uint64_t next[64] = {0}, msg[2];
+            for (long k = 0; k < (long)(n - 1) * WRITES; k++) {
+                CHECK_OK(aos_mbox_read(mb, msg, NULL));
+                CHECK(msg[0] < (uint64_t)n && msg[1] == next[msg[0]]);
+                next[msg[0]]++;
+            }
+        } else {
+            uint64_t word = (uint64_t)me * 1000 + 1, got = 0, msg[2] = {(uint64_t)me, 0};
+            size_t len = 0;
+            aos_mbox_t *tmb;
+            aos_portal_t *tp;
+            aos_event_t *ev;
+            CHECK_OK(aos_event_create(&ev));
+            CHECK_OK(aos_rpc(pe, id, &word, sizeof word, &got, sizeof got, &len, NULL));
+            CHECK(got == word && len == sizeof word);
+            got = 0;
+            CHECK_OK(aos_rpc(pe, id, &word, sizeof word, &got, sizeof got, &len, ev));
+            CHECK_OK(aos_rpc_post(pe, id, &word, sizeof word));
+            CHECK_OK(aos_event_wait(ev));
+            CHECK(got == word && len == sizeof word);
+            CHECK_OK(aos_portal_open(pe, 33, &tp)); /* the target reads portals first */
+            CHECK_OK(aos_portal_write(tp, &word, sizeof word, NULL));
             CHECK_OK(aos_portal_close(tp));
-        CHECK_OK(aos_seg_detach(ts));
+            CHECK_OK(aos_mbox_open(pe, 32, &tmb));
+            for (int i = 0; i < WRITES; i++) { /* more than it holds: half with events */
+                msg[1] = (uint64_t)i;
+                CHECK_OK(aos_mbox_write(tmb, msg, i % 2 ? ev : NULL));
+            }
+            CHECK_OK(aos_event_wait(ev));
+            CHECK_OK(aos_mbox_close(tmb));
+            aos_seg_t *ts;
+            CHECK_OK(aos_seg_attach(pe, 34, &ts));
+            CHECK_OK(aos_put_notify(ts, (size_t)me * 8, &word, sizeof word, 7, NULL));
+            CHECK_OK(aos_seg_detach(ts));
+            CHECK_OK(aos_event_destroy(ev));
+        }
+        CHECK_OK(aos_barrier_all());
     }
-    CHECK_OK(aos_barrier_all());
-    aos_notify_req_t *req;
-    if (me != 0) { /* PE 0's notification came, after its data */
-        CHECK_OK(aos_notify_init(seg, 0, 7, 1, &req));
+    aos_notify_req_t *req; /* every other PE's notification came, after its data */
+    if (n > 1) {
+        CHECK_OK(aos_notify_init(seg, AOS_ANY_SOURCE, 7, (uint64_t)(n - 1), &req));
         CHECK_OK(aos_notify_start(req));
         CHECK_OK(aos_notify_wait(req));
         CHECK_OK(aos_notify_free(req));
-        uint64_t *w;
-        if (aos_seg_ptr(seg, 0, (void **)&w) == AOS_OK)
-            CHECK(*w == 5);
     }
+    uint64_t *w;
+    CHECK_OK(aos_seg_ptr(seg, 0, (void **)&w));
+    for (int pe = 0; pe < n; pe++)
+        CHECK(pe == me || w[pe] == (uint64_t)pe * 1000 + 1);
     CHECK_OK(aos_barrier_all());
     CHECK_OK(aos_seg_destroy(seg));
     CHECK_OK(aos_portal_close(portal));
     CHECK_OK(aos_mbox_close(mb));
-    CHECK_OK(aos_queue_destroy(q));
+    aos_free(landing);
 }
 
 int main(void)
@@ -210,7 +292,8 @@ int main(void)
     computing_target(me, n);
     sleeping_waiter(me, n);
     atomic_after_puts(me, n);
-    not_across_yet(me, n);
+    queue_flow(me, n);
+    everything_across(me, n);
     CHECK_OK(aos_finalize());
     return 0;
 }

@@ -4,7 +4,10 @@
  *  SIGNAL store b into the word at a (a seq_cst exchange, as shm does), ring;
  *  CORE   hand the payload to the core's handler a (core/am.h).
  * Messages are sent eagerly (payloads are small), so the data is in hand
- * when the handler runs, on whichever thread drives my worker. */
+ * when the handler runs, on whichever thread drives my worker. A core
+ * handler that sends (a reply) runs inside UCP's progress, where waiting
+ * for a send could re-enter it: its messages are copied and sent by the
+ * next settle instead. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +26,19 @@ struct am_header {
     uint32_t kind;
     uint64_t a, b;
 };
+
+/* Core messages sent by a handler: sent by settle, in order. */
+struct deferred {
+    int pe;
+    unsigned id;
+    size_t len;
+    struct deferred *next;
+    char payload[];
+};
+static struct deferred *deferred_head, **deferred_tail = &deferred_head; /* under lock */
+
+/* Per thread: inside a core handler (its sends are deferred). */
+static _Thread_local int in_handler;
 
 static struct aos__bell *my_bell(void)
 {
@@ -75,7 +91,11 @@ static ucs_status_t on_message(void *arg, const void *header, size_t header_len,
             aos__bell_ring(my_bell(), h.a, h.a + 8, 1);
         }
         break;
-    case AOS__UCX_CORE: aos__am_dispatch((int)h.src, (unsigned)h.a, data, len); break;
+    case AOS__UCX_CORE:
+        in_handler++;
+        aos__am_dispatch((int)h.src, (unsigned)h.a, data, len);
+        in_handler--;
+        break;
     default: break;
     }
     return UCS_OK;
@@ -105,6 +125,59 @@ int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, cons
      * complete at once. */
     return aos__ucx_wait(ucp_am_send_nbx(U.peers[pe].ep, AM_ID, &h, sizeof h, payload, len, &p),
                          "sending a message", pe);
+}
+
+int aos__ucx_core_am(int pe, unsigned id, const void *payload, size_t len)
+{
+    if (in_handler) {
+        struct deferred *d = malloc(sizeof *d + len);
+        if (d == NULL)
+            return AOS_ERR_NO_MEMORY;
+        *d = (struct deferred){.pe = pe, .id = id, .len = len};
+        if (len != 0)
+            memcpy(d->payload, payload, len);
+        pthread_mutex_lock(&U.lock);
+        *deferred_tail = d;
+        deferred_tail = &d->next;
+        flag_pending();
+        pthread_mutex_unlock(&U.lock);
+        return AOS_OK;
+    }
+    /* Delivered after my earlier puts to pe (transport.h). */
+    int rc = aos__ucx_order_after_puts(pe);
+    return rc != AOS_OK ? rc : aos__ucx_am(pe, AOS__UCX_CORE, id, 0, payload, len);
+}
+
+/* Sends what handlers deferred, oldest first; one at a time, so that a
+ * handler run while this one is sent may append more. */
+static void send_deferred(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&U.lock);
+        struct deferred *d = deferred_head;
+        if (d != NULL) {
+            deferred_head = d->next;
+            if (deferred_head == NULL)
+                deferred_tail = &deferred_head;
+        }
+        pthread_mutex_unlock(&U.lock);
+        if (d == NULL)
+            return;
+        (void)aos__ucx_core_am(d->pe, d->id, d->payload, d->len); /* fails only as the job ends */
+        free(d);
+    }
+}
+
+void aos__ucx_drop_deferred(void)
+{
+    pthread_mutex_lock(&U.lock);
+    while (deferred_head != NULL) {
+        struct deferred *d = deferred_head;
+        deferred_head = d->next;
+        free(d);
+    }
+    deferred_tail = &deferred_head;
+    pthread_mutex_unlock(&U.lock);
 }
 
 /* ---- wakes after operations that complete later ------------------------- */
@@ -180,7 +253,8 @@ void aos__ucx_batch_add(int pe, aos_event_t *ev, int *rc)
 /* Starts a flush for every peer with events or wakes waiting. Under lock. */
 static void start_flushes(void)
 {
-    aos__store_relaxed(&U.pending, 0);
+    /* Messages a handler deferred while settle was sending stay pending. */
+    aos__store_relaxed(&U.pending, deferred_head != NULL);
     for (int pe = 0; pe < aos__rt.npes; pe++) {
         struct aos__ucx_peer *p = &U.peers[pe];
         if (p->ep == NULL || (p->waiting.count == 0 && p->wake_lo == p->wake_hi))
@@ -239,7 +313,7 @@ static int finish_flushes(void)
 static int outstanding(void)
 {
     pthread_mutex_lock(&U.lock);
-    int busy = aos__load_relaxed(&U.pending);
+    int busy = aos__load_relaxed(&U.pending) || deferred_head != NULL;
     for (int pe = 0; pe < aos__rt.npes && !busy; pe++)
         busy = U.peers[pe].flushing;
     pthread_mutex_unlock(&U.lock);
@@ -251,6 +325,8 @@ void aos__ucx_settle(int wait)
     do {
         /* Relaxed: a hint; wake_later sets it under the lock, rechecked there. */
         if (aos__load_relaxed(&U.pending)) {
+            if (!in_handler)
+                send_deferred();
             pthread_mutex_lock(&U.lock);
             start_flushes();
             pthread_mutex_unlock(&U.lock);

@@ -236,6 +236,7 @@ static void ucx_stop(struct aos__runtime *rt)
     (void)aos__ucx_quiet();
     (void)aos__ucx_wait(ucp_worker_flush_nbx(U.worker, &none), "flushing at the end", rt->me);
     aos__ucx_thread_stop();
+    aos__ucx_drop_deferred();
     close_peers();
     ucp_worker_destroy(U.worker);
     ucp_cleanup(U.context);
@@ -266,12 +267,6 @@ static int ucx_local_ptr(int pe, uint64_t off, void **ptr)
     return AOS_ERR_NOT_LOCAL;
 }
 
-static int ucx_am_send(int pe, unsigned id, const void *payload, size_t len)
-{
-    int rc = aos__ucx_order_after_puts(pe);
-    return rc != AOS_OK ? rc : aos__ucx_am(pe, AOS__UCX_CORE, id, 0, payload, len);
-}
-
 const struct aos__transport aos__transport_net = {
     .name = "ucx",
     .start = ucx_start,
@@ -289,5 +284,5 @@ const struct aos__transport aos__transport_net = {
     .quiet = aos__ucx_quiet,
     .local_ptr = ucx_local_ptr,
     .expose = aos__ucx_expose,
-    .am_send = ucx_am_send,
+    .am_send = aos__ucx_core_am,
 };

@@ -96,6 +96,11 @@ int aos__ucx_am_start(void);
 enum aos__ucx_am_kind { AOS__UCX_WAKE, AOS__UCX_SIGNAL, AOS__UCX_CORE };
 int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, const void *payload,
                 size_t len);
+/* The table's am_send: a core message to pe, after my earlier puts to it.
+ * Sent by the next settle when called from inside a core handler. */
+int aos__ucx_core_am(int pe, unsigned id, const void *payload, size_t len);
+/* Frees deferred messages never sent (stop). */
+void aos__ucx_drop_deferred(void);
 /* Records [lo, hi) written at pe by an operation that completes later: the
  * wake goes after the flush that completes it. */
 void aos__ucx_wake_later(int pe, uint64_t lo, uint64_t hi);

@@ -1,0 +1,390 @@
+/* Remote queues across nodes. A producer on another node cannot claim a
+ * slot with CPU atomics on the owner's memory, so it sends the item in a
+ * message (AOS__AM_QUEUE_PUSH); the owner's side puts it in with the on-node
+ * protocol (queue.c) and answers with the outcome (AOS__AM_QUEUE_DONE).
+ *
+ * Flow control: a push that finds the queue full is answered AOS_ERR_AGAIN
+ * when the producer only tries (aos_try_enqueue waits for that answer), and
+ * otherwise parked at the owner until a dequeue frees a slot, then
+ * answered. aos_enqueue does not wait for its answer: it spends one of the
+ * handle's AOS__QUEUE_NET_CREDITS and waits only when none is left, so a
+ * producer streams items at the network's rate and the owner holds at most
+ * that many parked items per producer handle. Parked items of one queue go
+ * in in arrival order, and while some are parked a new push waits behind
+ * them, so one producer's items keep their order.
+ *
+ * A push names the queue by arena offset and key; a queue destroyed (or a
+ * different one created at that offset) is answered AOS_ERR_DESTROYED, and
+ * so are the items parked on a queue when it is destroyed. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/atomics.h"
+#include "core/am.h"
+#include "core/event.h"
+#include "core/runtime.h"
+#include "core/wait.h"
+#include "queue/queue.h"
+
+struct push_msg {
+    uint64_t token; /* the producer's struct answer */
+    uint64_t off;   /* the queue's segment, in the owner's arena */
+    uint64_t key;
+    uint32_t wait;  /* park when full, rather than answer AOS_ERR_AGAIN */
+    uint32_t len;
+    char item[AOS__QUEUE_MAX_ITEM];
+};
+#define PUSH_HEAD offsetof(struct push_msg, item)
+
+struct done_msg {
+    uint64_t token;
+    int64_t rc;
+};
+
+/* The producer's side of one push that waits for its answer (a token with
+ * the low bit clear; set: the handle's struct aos__queue_credits). */
+struct answer {
+    aos_event_t *ev; /* NULL: a thread waits for `done` */
+    int rc;
+    uint32_t done;
+};
+
+/* My queues that other nodes may push to. */
+struct owned {
+    aos_queue_t *q;
+    uint64_t off, key;
+    struct owned *next;
+};
+
+struct parked {
+    aos_queue_t *q;
+    int src;        /* -1: parked by this PE (an RPC request), nobody to answer */
+    int rc;         /* the answer, once it is in */
+    uint64_t token;
+    struct parked *next;
+    char item[];
+};
+
+/* Guards both lists. Taken by message handlers and by dequeuers, for a
+ * few list operations and local enqueues; no message is sent under it. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct owned *owned;
+static struct parked *parked_head, **parked_tail = &parked_head;
+uint32_t aos__queue_net_parked;
+
+/* ---- the owner's side ------------------------------------------------------- */
+
+static void answer(int src, uint64_t token, int rc)
+{
+    if (src < 0)
+        return;
+    struct done_msg d = {.token = token, .rc = rc};
+    (void)aos__tp(src)->am_send(src, AOS__AM_QUEUE_DONE, &d, sizeof d);
+}
+
+/* Answers collected under the lock, sent after it. */
+struct answers {
+    struct parked *head;
+};
+
+static void send_answers(struct answers *a)
+{
+    while (a->head != NULL) {
+        struct parked *p = a->head;
+        a->head = p->next;
+        answer(p->src, p->token, p->rc);
+        free(p);
+    }
+}
+
+/* Whether an item of p's queue was parked before p (p waits behind it). */
+static int parked_behind(const struct parked *p)
+{
+    for (const struct parked *e = parked_head; e != p; e = e->next)
+        if (e->q == p->q)
+            return 1;
+    return 0;
+}
+
+/* Puts parked items in while they fit, oldest first; a queue that refused
+ * one keeps its later items parked too (their order). Lock held. */
+static void retry_locked(struct answers *done)
+{
+    struct parked **link = &parked_head;
+    while (*link != NULL) {
+        struct parked *p = *link;
+        int rc = parked_behind(p) ? AOS_ERR_AGAIN : aos__queue_try_enqueue(p->q, p->item);
+        if (rc == AOS_ERR_AGAIN) {
+            link = &p->next;
+            continue;
+        }
+        *link = p->next;
+        if (parked_tail == &p->next)
+            parked_tail = link;
+        p->rc = rc;
+        p->next = done->head;
+        done->head = p;
+    }
+    /* Relaxed: a hint for dequeuers; the lock orders the lists themselves. */
+    aos__store_relaxed(&aos__queue_net_parked, parked_head != NULL);
+}
+
+void aos__queue_net_retry(void)
+{
+    struct answers done = {0};
+    pthread_mutex_lock(&lock);
+    retry_locked(&done);
+    pthread_mutex_unlock(&lock);
+    send_answers(&done);
+}
+
+static int has_parked(const aos_queue_t *q)
+{
+    for (struct parked *p = parked_head; p != NULL; p = p->next)
+        if (p->q == q)
+            return 1;
+    return 0;
+}
+
+#define PARKED 1 /* deliver_locked: the item waits for a slot */
+
+/* Puts item into my queue q now, or parks it when q is full (or has parked
+ * items) and the push may wait. Lock held. */
+static int deliver_locked(aos_queue_t *q, const void *item, size_t len, int wait, int src,
+                          uint64_t token)
+{
+    int rc = has_parked(q) ? AOS_ERR_AGAIN : aos__queue_try_enqueue(q, item);
+    if (rc != AOS_ERR_AGAIN || !wait)
+        return rc;
+    struct parked *p = malloc(sizeof *p + len);
+    if (p == NULL)
+        return AOS_ERR_NO_MEMORY;
+    *p = (struct parked){.q = q, .src = src, .token = token};
+    memcpy(p->item, item, len);
+    *parked_tail = p;
+    parked_tail = &p->next;
+    /* seq_cst: the parked flag before the retry's look at the slots, as a
+     * dequeuer frees a slot before it looks at the flag (queue.c,
+     * dequeue_once): one of the two sees the other, so no item stays parked
+     * beside a free slot. */
+    aos__store_relaxed(&aos__queue_net_parked, 1);
+    aos__fence_seq_cst();
+    return PARKED;
+}
+
+int aos__queue_deliver(aos_queue_t *q, const void *item, size_t len)
+{
+    struct answers done = {0};
+    pthread_mutex_lock(&lock);
+    int rc = deliver_locked(q, item, len, 1, -1, 0);
+    if (rc == PARKED) {
+        retry_locked(&done); /* a slot may have been freed meanwhile */
+        rc = AOS_OK;
+    }
+    pthread_mutex_unlock(&lock);
+    send_answers(&done);
+    return rc;
+}
+
+static void on_push(int src, const void *payload, size_t len)
+{
+    struct push_msg m;
+    if (len < PUSH_HEAD || len > sizeof m)
+        return;
+    memcpy(&m, payload, len);
+    struct answers done = {0};
+    pthread_mutex_lock(&lock);
+    struct owned *o = owned;
+    while (o != NULL && (o->off != m.off || o->key != m.key))
+        o = o->next;
+    size_t item_size = 0;
+    int rc = AOS_ERR_DESTROYED;
+    if (o != NULL && aos_queue_item_size(o->q, &item_size) == AOS_OK)
+        rc = m.len == item_size && len == PUSH_HEAD + m.len
+                 ? deliver_locked(o->q, m.item, m.len, (int)m.wait, src, m.token)
+                 : AOS_ERR_PROTOCOL;
+    if (rc == PARKED)
+        retry_locked(&done); /* a slot may have been freed meanwhile */
+    pthread_mutex_unlock(&lock);
+    send_answers(&done);
+    if (rc != PARKED)
+        answer(src, m.token, rc);
+}
+
+void aos__queue_net_owned(aos_queue_t *q, uint64_t off, uint64_t key)
+{
+    struct owned *o = malloc(sizeof *o);
+    if (o == NULL)
+        return; /* pushes from other nodes are answered AOS_ERR_DESTROYED */
+    *o = (struct owned){.q = q, .off = off, .key = key};
+    pthread_mutex_lock(&lock);
+    o->next = owned;
+    owned = o;
+    pthread_mutex_unlock(&lock);
+}
+
+void aos__queue_net_disowned(aos_queue_t *q)
+{
+    struct answers gone = {0};
+    pthread_mutex_lock(&lock);
+    for (struct owned **link = &owned; *link != NULL; link = &(*link)->next) {
+        if ((*link)->q == q) {
+            struct owned *o = *link;
+            *link = o->next;
+            free(o);
+            break;
+        }
+    }
+    for (struct parked **link = &parked_head; *link != NULL;) {
+        struct parked *p = *link;
+        if (p->q != q) {
+            link = &p->next;
+            continue;
+        }
+        *link = p->next;
+        if (parked_tail == &p->next)
+            parked_tail = link;
+        p->rc = AOS_ERR_DESTROYED;
+        p->next = gone.head;
+        gone.head = p;
+    }
+    aos__store_relaxed(&aos__queue_net_parked, parked_head != NULL); /* as in retry_locked */
+    pthread_mutex_unlock(&lock);
+    send_answers(&gone);
+}
+
+/* ---- the producer's side ------------------------------------------------------ */
+
+static void on_done(int src, const void *payload, size_t len)
+{
+    (void)src;
+    struct done_msg d;
+    if (len != sizeof d)
+        return;
+    memcpy(&d, payload, sizeof d);
+    if (d.token & 1) {
+        struct aos__queue_credits *c = (struct aos__queue_credits *)(uintptr_t)(d.token - 1);
+        int32_t none = AOS_OK;
+        if (d.rc != AOS_OK) /* the first refusal, for the producer's next call */
+            __atomic_compare_exchange_n(&c->error, &none, (int32_t)d.rc, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED);
+        /* seq_cst: returns the credit after the error is stored (pairs with
+         * the acquire in credit_free), and orders the sleeper check below. */
+        aos__fetch_sub_seq_cst(&c->in_flight, 1);
+        aos__fence_after_rmw();
+        aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+        return;
+    }
+    struct answer *a = (struct answer *)(uintptr_t)d.token;
+    if (a == NULL)
+        return;
+    if (a->ev != NULL) {
+        aos_event_t *ev = a->ev;
+        free(a);
+        aos__event_complete_async(ev);
+        return;
+    }
+    a->rc = (int)d.rc;
+    /* Release: pairs with answered()'s acquire; rc first. After this store
+     * the waiter may return and free a: nothing touches it below. */
+    aos__store_release(&a->done, 1);
+    aos__fence_seq_cst(); /* the writer's half of the sleep protocol (core/wait.c) */
+    aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+}
+
+static int answered(const void *ctx)
+{
+    const struct answer *a = ctx;
+    return aos__load_acquire(&a->done) != 0; /* pairs with on_done's release */
+}
+
+static int credit_free(const void *ctx)
+{
+    const struct aos__queue_credits *c = ctx;
+    return aos__load_acquire(&c->in_flight) < AOS__QUEUE_NET_CREDITS; /* pairs with on_done */
+}
+
+static int credits_back(const void *ctx)
+{
+    const struct aos__queue_credits *c = ctx;
+    return aos__load_acquire(&c->in_flight) == 0; /* pairs with on_done */
+}
+
+int aos__queue_net_stream(int owner, uint64_t off, uint64_t key, const void *item, size_t len,
+                          struct aos__queue_credits *c)
+{
+    int rc = aos__wait(credit_free, c, AOS__FOREVER, AOS__WATCH_ALL);
+    if (rc != AOS_OK)
+        return rc;
+    /* Relaxed: the first refusal of an earlier item, reported once. */
+    int32_t err = __atomic_exchange_n(&c->error, AOS_OK, __ATOMIC_RELAXED);
+    if (err != AOS_OK)
+        return err;
+    struct push_msg m = {.token = (uintptr_t)c + 1, .off = off, .key = key, .wait = 1,
+                         .len = (uint32_t)len};
+    memcpy(m.item, item, len);
+    aos__fetch_add_relaxed(&c->in_flight, 1); /* relaxed: only on_done's decrement reads it */
+    rc = aos__tp(owner)->am_send(owner, AOS__AM_QUEUE_PUSH, &m, PUSH_HEAD + len);
+    if (rc != AOS_OK)
+        aos__fetch_sub_seq_cst(&c->in_flight, 1);
+    return rc;
+}
+
+int aos__queue_net_drain(struct aos__queue_credits *c)
+{
+    return aos__wait(credits_back, c, AOS__FOREVER, AOS__WATCH_ALL);
+}
+
+int aos__queue_net_push(int owner, uint64_t off, uint64_t key, const void *item, size_t len,
+                        int wait, aos_event_t *ev)
+{
+    struct answer *a = malloc(sizeof *a);
+    if (a == NULL)
+        return AOS_ERR_NO_MEMORY;
+    *a = (struct answer){.ev = ev};
+    struct push_msg m = {.token = (uintptr_t)a, .off = off, .key = key,
+                         .wait = (uint32_t)(wait || ev != NULL), .len = (uint32_t)len};
+    memcpy(m.item, item, len);
+    if (ev != NULL)
+        aos__event_post(ev);
+    int rc = aos__tp(owner)->am_send(owner, AOS__AM_QUEUE_PUSH, &m, PUSH_HEAD + len);
+    if (rc != AOS_OK) {
+        if (ev != NULL)
+            aos__event_complete(ev);
+        free(a);
+        return rc;
+    }
+    if (ev != NULL)
+        return AOS_OK; /* on_done completes ev and frees a */
+    rc = aos__wait(answered, a, AOS__FOREVER, AOS__WATCH_ALL);
+    if (rc != AOS_OK)
+        return rc; /* a stays: the answer may still come */
+    rc = a->rc;
+    free(a);
+    return rc;
+}
+
+void aos__queue_net_start(void)
+{
+    aos__am_register(AOS__AM_QUEUE_PUSH, on_push);
+    aos__am_register(AOS__AM_QUEUE_DONE, on_done);
+}
+
+void aos__queue_net_stop(void)
+{
+    pthread_mutex_lock(&lock);
+    while (parked_head != NULL) {
+        struct parked *p = parked_head;
+        parked_head = p->next;
+        free(p);
+    }
+    parked_tail = &parked_head;
+    while (owned != NULL) {
+        struct owned *o = owned;
+        owned = o->next;
+        free(o);
+    }
+    aos__store_relaxed(&aos__queue_net_parked, 0);
+    pthread_mutex_unlock(&lock);
+}
