@@ -63,6 +63,14 @@ run exit 3 6 "PE 0 \(pid [0-9]+\) exited with status 3" -- -n 4 "$VICTIM" exit 0
 run nofinal 1 6 "PE 3 \(pid [0-9]+\) exited with status 0 without calling aos_finalize" -- -n 4 "$VICTIM" nofinal 3
 run noinit 1 6 "PE 1 .* without calling aos_init" -- -n 3 "$VICTIM" noinit 1
 run timeout 124 8 "timeout after 1 s" -- -n 4 --timeout 1 "$VICTIM" hang
+grep -q "exit status 124: the job ran out of its --timeout" "$out/timeout.err" ||
+    fail "timeout: the report does not say the 124 is the timeout's"
+# A PE's own 124 (timeout(1) inside a PE) is not aosrun's timeout.
+run exit124 124 6 "exit status 124 is PE 1's own, not aosrun's --timeout" -- -n 3 --timeout 60 "$VICTIM" exit 1 124
+# inf and huge timeouts are no timeout (they once overflowed to "now").
+run timeout_inf 0 20 "" -- -n 2 --timeout inf "$VICTIM" ok
+run timeout_huge 0 20 "" -- -n 2 --timeout 1e300 "$VICTIM" ok
+run timeout_nan 2 2 "expected seconds > 0" -- -n 2 --timeout nan "$VICTIM" ok
 run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM" kill 9
 run noexec 127 5 "cannot run" -- -n 2 /nonexistent/program
 run badargs 2 2 "expected a PE count" -- -n 0 "$VICTIM" ok

@@ -3,7 +3,7 @@
  *   ok          init, barrier, finalize
  *   kill PE     PE sends itself SIGKILL mid-run; the others wait in a barrier
  *   segv PE     PE dereferences NULL mid-run
- *   exit PE     PE exits with status 3 mid-run
+ *   exit PE [S] PE exits with status S (3) mid-run
  *   nofinal PE  PE returns 0 without aos_finalize
  *   hang        every PE waits for a word nobody writes
  *   noinit PE   PE exits 0 before aos_init; the others call it
@@ -53,7 +53,7 @@ int main(int argc, char **argv)
         if (strcmp(mode, "segv") == 0)
             *(volatile int *)(uintptr_t)(argc * 16) = 0; /* a tiny, unmapped address */
         if (strcmp(mode, "exit") == 0)
-            exit(3);
+            exit(argc > 3 ? atoi(argv[3]) : 3);
         if (strcmp(mode, "nofinal") == 0)
             return 0;
     }

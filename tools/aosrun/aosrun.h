@@ -6,12 +6,15 @@
 #include <hwloc.h>
 #include <sys/types.h>
 
+/* Longer timeouts (inf, 1e300) mean none: 100 years. */
+#define AOSRUN_TIMEOUT_MAX_S (100.0 * 365 * 24 * 3600)
+
 enum aosrun_bind { AOSRUN_BIND_NONE, AOSRUN_BIND_CORE, AOSRUN_BIND_CLUSTER };
 
 struct aosrun_options {
     int npes;
     enum aosrun_bind bind;
-    double timeout_s; /* 0: none */
+    double timeout_s; /* 0: none; at most AOSRUN_TIMEOUT_MAX_S */
     int verbose;
     char **argv;      /* program and its arguments */
 };

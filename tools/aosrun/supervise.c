@@ -6,6 +6,7 @@
  * SIGTERM first, SIGKILL GRACE_MS later. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,6 +50,8 @@ struct job {
     int blobs;           /* PEs whose blob of the current all-gather round arrived */
     int failed;          /* the first failure is the job's result */
     int exit_status;
+    int failed_pe;       /* the PE whose end or global exit set exit_status, or -1 */
+    int timed_out;       /* exit_status is --timeout's */
     int stopping;        /* SIGTERM sent; SIGKILL at kill_at_ms */
     long long kill_at_ms;
     long long deadline_ms; /* --timeout, or 0 */
@@ -77,11 +80,13 @@ static void stop_all(struct job *j)
     signal_all(j, SIGTERM);
 }
 
-static void fail(struct job *j, int status)
+/* pe: the PE whose end is the failure, or -1 when it is aosrun's doing. */
+static void fail(struct job *j, int status, int pe)
 {
     if (!j->failed) {
         j->failed = 1;
         j->exit_status = status;
+        j->failed_pe = pe;
     }
     stop_all(j);
 }
@@ -149,7 +154,7 @@ static void on_blob(struct job *j, int rank, const struct aos__boot_hello *h)
         free(blob);
         fprintf(stderr, "aosrun: PE %d sent a broken address exchange; stopping the job\n",
                 rank);
-        fail(j, 1);
+        fail(j, 1, -1);
         return;
     }
     p->blob = blob;
@@ -171,7 +176,7 @@ static void check_missing_hello(struct job *j)
                     "aosrun: PE %d (pid %d) exited without calling aos_init while other PEs "
                     "wait in it; stopping them\n",
                     i, (int)p->pid);
-            fail(j, 1);
+            fail(j, 1, -1);
             return;
         }
     }
@@ -193,7 +198,7 @@ static void on_boot_message(struct job *j, int rank)
             if (j->o->verbose || h.static_len != 0)
                 fprintf(stderr, "aosrun: PE %d called global exit with status %d; stopping "
                                 "the other PEs\n", rank, (int)h.static_len);
-            fail(j, (int)h.static_len);
+            fail(j, (int)h.static_len, rank);
         }
         p->said_bye = 1;
         return;
@@ -261,13 +266,13 @@ static void on_child_exit(struct job *j, pid_t pid, int ws)
     int clean = WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
     if (!clean && !j->stopping) {
         fprintf(stderr, "aosrun: %s; stopping the other %d PE(s)\n", what, j->running);
-        fail(j, WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
+        fail(j, WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws), rank);
     } else if (clean && p->said_hello && !p->said_bye && j->running > 0 && !j->stopping) {
         fprintf(stderr,
                 "aosrun: %s without calling aos_finalize; the others could wait for it "
                 "forever, so they are stopped\n",
                 what);
-        fail(j, 1);
+        fail(j, 1, -1);
     } else {
         if (j->o->verbose)
             fprintf(stderr, "aosrun: %s\n", what);
@@ -336,7 +341,9 @@ static int poll_timeout(const struct job *j)
         next = j->deadline_ms;
     if (next < 0)
         return -1;
-    return next <= now ? 0 : (int)(next - now);
+    if (next <= now)
+        return 0;
+    return next - now > INT_MAX ? INT_MAX : (int)(next - now);
 }
 
 static void check_clocks(struct job *j)
@@ -346,7 +353,9 @@ static void check_clocks(struct job *j)
         fprintf(stderr, "aosrun: timeout after %g s: stopping %d PE(s) still running\n",
                 j->o->timeout_s, j->running);
         j->deadline_ms = 0;
-        fail(j, EXIT_TIMEOUT);
+        if (!j->failed)
+            j->timed_out = 1;
+        fail(j, EXIT_TIMEOUT, -1);
     }
     if (j->stopping && now >= j->kill_at_ms) {
         signal_all(j, SIGKILL);
@@ -360,7 +369,7 @@ static void event_loop(struct job *j, int sfd)
     struct pollfd *fds = calloc((size_t)n + 1, sizeof *fds);
     int *who = calloc((size_t)n + 1, sizeof *who);
     if (fds == NULL || who == NULL) {
-        fail(j, 1);
+        fail(j, 1, -1);
         free(fds);
         free(who);
         while (j->running > 0) {
@@ -404,7 +413,7 @@ static void event_loop(struct job *j, int sfd)
 
 int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topology *t)
 {
-    struct job j = {.o = o, .t = t};
+    struct job j = {.o = o, .t = t, .failed_pe = -1};
     j.pes = calloc((size_t)o->npes, sizeof *j.pes);
     if (j.pes == NULL)
         return 1;
@@ -433,7 +442,7 @@ int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topolog
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
             perror("aosrun: socketpair");
-            fail(&j, 1);
+            fail(&j, 1, -1);
             break;
         }
         pid_t pid = start_pe(&j, i, sv[1], &old);
@@ -441,7 +450,7 @@ int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topolog
         if (pid < 0) {
             perror("aosrun: fork");
             close(sv[0]);
-            fail(&j, 1);
+            fail(&j, 1, -1);
             break;
         }
         j.pes[i] = (struct pe){.pid = pid, .sock = sv[0], .arena_fd = -1, .state = PE_RUNNING};
@@ -457,5 +466,15 @@ int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topolog
     close(sfd);
     free(j.pes);
     sigprocmask(SIG_SETMASK, &old, NULL);
+    /* 124 is also what a PE may exit with (timeout(1) inside a PE does):
+     * say whose it is. */
+    if (j.failed && j.exit_status == EXIT_TIMEOUT) {
+        if (j.timed_out)
+            fprintf(stderr, "aosrun: exit status %d: the job ran out of its --timeout\n",
+                    EXIT_TIMEOUT);
+        else if (j.failed_pe >= 0)
+            fprintf(stderr, "aosrun: exit status %d is PE %d's own, not aosrun's --timeout\n",
+                    EXIT_TIMEOUT, j.failed_pe);
+    }
     return j.failed ? j.exit_status : 0;
 }
