@@ -4,6 +4,8 @@
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "mem/memory.h"
 
@@ -63,9 +65,15 @@ int aos__remap_into_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
     /* Copy first: between the copy and the map nothing writes these pages
      * (start-up, or a buffer the caller hands over). */
     copy_pages(rt->my_base + arena_off, (void *)lo, len);
-    void *p = mmap((void *)lo, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-                   rt->arena_fd, (off_t)arena_off);
-    return p == MAP_FAILED ? AOS_ERR_SYSTEM : AOS_OK;
+    /* A second view of my arena's pages, made from my own mapping (mremap
+     * with old size 0 duplicates a shared mapping): no descriptor is needed,
+     * so the memfd is closed once the PEs have it, and nothing the program
+     * does with its descriptors can make this map another file. The system
+     * call itself: UCX's memory hooks replace mremap with a version that
+     * drops the new address. */
+    long p = syscall(SYS_mremap, rt->my_base + arena_off, 0UL, len,
+                     MREMAP_MAYMOVE | MREMAP_FIXED, (void *)lo);
+    return p == -1 || (uintptr_t)p != lo ? AOS_ERR_SYSTEM : AOS_OK;
 }
 
 int aos__remap_out_of_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,

@@ -9,9 +9,11 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -20,10 +22,14 @@
 #include <unistd.h>
 
 #include "aosrun.h"
+#include "arch/atomics.h"
 #include "core/boot_proto.h"
+#include "core/layout.h"
 #include "core/fdpass.h"
 
 #define GRACE_MS 300
+/* The header's first line (magic .. finalized): the page that holds it. */
+#define HEADER_MAP_LEN offsetof(struct aos__arena_header, bell)
 #define EXIT_TIMEOUT 124
 
 enum pe_state { PE_RUNNING, PE_DONE };
@@ -32,6 +38,7 @@ struct pe {
     pid_t pid;
     int sock;         /* aosrun's end of the bootstrap socketpair; -1 once closed */
     int arena_fd;     /* received with the hello; -1 before and after the exchange */
+    const struct aos__arena_header *header; /* its arena's first page, or NULL */
     int said_hello;
     int said_bye;
     enum pe_state state;
@@ -220,6 +227,10 @@ static void on_boot_message(struct job *j, int rank)
         p->said_hello = 1;
         p->hello = h;
         p->arena_fd = fd;
+        /* Its header says whether it finalized, even if the program closes
+         * the socket; one page, read only. */
+        void *hp = mmap(NULL, HEADER_MAP_LEN, PROT_READ, MAP_SHARED, fd, 0);
+        p->header = hp == MAP_FAILED ? NULL : hp;
         if (++j->hellos == j->o->npes)
             exchange(j);
         check_missing_hello(j);
@@ -259,6 +270,10 @@ static void on_child_exit(struct job *j, pid_t pid, int ws)
             break;
         on_boot_message(j, rank);
     }
+    /* Acquire: pairs with aos_finalize's release store. */
+    if (p->said_hello && !p->said_bye && p->header != NULL &&
+        aos__load_acquire(&p->header->finalized) != 0)
+        p->said_bye = 1;
     p->state = PE_DONE;
     j->running--;
     char what[256];
@@ -461,6 +476,8 @@ int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topolog
     for (int i = 0; i < o->npes; i++) {
         if (j.pes[i].sock >= 0)
             close(j.pes[i].sock);
+        if (j.pes[i].header != NULL)
+            munmap((void *)j.pes[i].header, HEADER_MAP_LEN);
         free(j.pes[i].blob);
     }
     close(sfd);
