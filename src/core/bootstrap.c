@@ -152,6 +152,11 @@ int aos__bootstrap_exchange(struct aos__runtime *rt, int *peer_fds)
         }
         const struct aos__boot_hello *h = &peer.hello;
         if (h->magic != AOS__BOOT_MAGIC || h->rank != (uint32_t)pe || fd < 0) {
+            fprintf(stderr,
+                    "aos: PE %d: aosrun sent PE %d's details %s\n", rt->me, pe,
+                    fd < 0 && h->magic == AOS__BOOT_MAGIC
+                        ? "without its memory (this PE is out of file descriptors?)"
+                        : "garbled (a launcher of another aos version?)");
             rc = AOS_ERR_BOOTSTRAP;
         } else if (h->arena_size != mine.arena_size || h->static_len != mine.static_len ||
                    h->heap_off != mine.heap_off || h->heap_size != mine.heap_size) {

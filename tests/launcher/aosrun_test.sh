@@ -34,7 +34,9 @@ before=$(aos_files)
 pe_procs() {
     grep -lsxzF "$tag" /proc/[0-9]*/environ | sed 's|^/proc/\([0-9]*\)/environ$|\1|'
 }
-aosrun() { env "$tag" "$AOSRUN" "$@"; }
+# LIMIT: ulimit arguments for one run (descriptor limits)
+LIMIT=
+aosrun() { (if [ -n "$LIMIT" ]; then ulimit $LIMIT || exit 99; fi; exec env "$tag" "$AOSRUN" "$@"); }
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
@@ -48,7 +50,7 @@ run() {
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ "$got" = "$want" ] || fail "$name: exit status $got, expected $want"
     [ "$ms" -le $((max * 1000)) ] || fail "$name: took ${ms} ms, limit ${max} s"
-    if [ -n "$pattern" ] && ! grep -Eq "$pattern" "$out/$name.err"; then
+    if [ -n "$pattern" ] && ! grep -Eq -e "$pattern" "$out/$name.err"; then
         fail "$name: stderr lacks /$pattern/:"; sed 's/^/    /' "$out/$name.err"
     fi
     leftover=$(pe_procs)
@@ -71,6 +73,15 @@ run exit124 124 6 "exit status 124 is PE 1's own, not aosrun's --timeout" -- -n 
 run timeout_inf 0 20 "" -- -n 2 --timeout inf "$VICTIM" ok
 run timeout_huge 0 20 "" -- -n 2 --timeout 1e300 "$VICTIM" ok
 run timeout_nan 2 2 "expected seconds > 0" -- -n 2 --timeout nan "$VICTIM" ok
+# Descriptors: aosrun raises its soft limit to the hard one (32 PEs need
+# more than 64), refuses at once a PE count the hard limit cannot serve
+# (it hung before), and gives the PEs the limit it found.
+LIMIT="-Sn 64"
+run fds_raise 0 30 "" -- -n 32 --timeout 60 "$VICTIM" ok
+run fds_pe_limit 0 5 "" -- -n 1 sh -c 'test "$(ulimit -Sn)" = 64'
+LIMIT="-n 256"
+run fds_refuse 2 5 "-n 200 needs about [0-9]+ file descriptors, but the limit is 256.*at most [0-9]+ PEs" -- -n 200 --timeout 20 "$VICTIM" ok
+LIMIT=
 run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM" kill 9
 run noexec 127 5 "cannot run" -- -n 2 /nonexistent/program
 run badargs 2 2 "expected a PE count" -- -n 0 "$VICTIM" ok

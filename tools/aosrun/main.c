@@ -90,6 +90,8 @@ int main(int argc, char **argv)
         return 2;
     }
     o.argv = &argv[i];
+    if (aosrun_raise_fd_limit(&o) != 0)
+        return 2;
     struct aosrun_topology t = {0};
     if (aosrun_topology_plan(&t, o.bind, o.npes) != 0) {
         aosrun_topology_free(&t);

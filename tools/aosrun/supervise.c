@@ -196,6 +196,7 @@ static void on_boot_message(struct job *j, int rank)
     struct pe *p = &j->pes[rank];
     struct aos__boot_hello h;
     int fd = -1;
+    errno = 0;
     int got = aos__recv_with_fd(p->sock, &h, sizeof h, &fd);
     if (got == 0 && h.magic == AOS__BOOT_EXIT_MAGIC) {
         if (fd >= 0)
@@ -221,6 +222,17 @@ static void on_boot_message(struct job *j, int rank)
             close(fd);
         close(p->sock);
         p->sock = -1;
+        return;
+    }
+    if (!p->said_hello && fd < 0) {
+        /* Its memory did not come with it (aosrun out of descriptors, or a
+         * broken PE): the others would wait for the exchange forever. */
+        fprintf(stderr,
+                "aosrun: PE %d's hello came without its memory descriptor%s; stopping the "
+                "job\n",
+                rank, errno == EMFILE || errno == ENFILE ? " (aosrun is out of file descriptors)"
+                                                          : "");
+        fail(j, 1, -1);
         return;
     }
     if (!p->said_hello && fd >= 0 && h.rank == (uint32_t)rank) {
@@ -322,6 +334,35 @@ static void on_signal(struct job *j, int sig)
     }
 }
 
+/* Descriptors aosrun holds at most: per PE its socket and, until every PE
+ * has said hello, the PE's memory; plus its own (standard streams, signalfd,
+ * hwloc's, a socketpair being made) with room to spare. */
+#define FDS_PER_PE 2
+#define FDS_OWN 32
+
+int aosrun_raise_fd_limit(struct aosrun_options *o)
+{
+    if (getrlimit(RLIMIT_NOFILE, &o->nofile) != 0) {
+        perror("aosrun: getrlimit");
+        return -1;
+    }
+    struct rlimit raised = o->nofile;
+    raised.rlim_cur = raised.rlim_max;
+    if (raised.rlim_cur != o->nofile.rlim_cur && setrlimit(RLIMIT_NOFILE, &raised) != 0)
+        raised = o->nofile;
+    rlim_t need = (rlim_t)o->npes * FDS_PER_PE + FDS_OWN;
+    if (raised.rlim_cur != RLIM_INFINITY && raised.rlim_cur < need) {
+        long most = raised.rlim_cur > FDS_OWN ? (long)(raised.rlim_cur - FDS_OWN) / FDS_PER_PE
+                                              : 0;
+        fprintf(stderr,
+                "aosrun: -n %d needs about %llu file descriptors, but the limit is %llu "
+                "(ulimit -n, hard limit): at most %ld PEs here\n",
+                o->npes, (unsigned long long)need, (unsigned long long)raised.rlim_cur, most);
+        return -1;
+    }
+    return 0;
+}
+
 static pid_t start_pe(struct job *j, int rank, int child_sock, const sigset_t *old_mask)
 {
     pid_t parent = getpid();
@@ -333,6 +374,7 @@ static pid_t start_pe(struct job *j, int rank, int child_sock, const sigset_t *o
     if (getppid() != parent)
         _exit(127);
     sigprocmask(SIG_SETMASK, old_mask, NULL);
+    setrlimit(RLIMIT_NOFILE, &j->o->nofile); /* the PE runs with the user's limit */
     aosrun_topology_bind(j->t, rank);
     int fd = fcntl(child_sock, F_DUPFD, 3); /* without CLOEXEC: survives exec */
     char buf[32];
