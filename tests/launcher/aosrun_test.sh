@@ -82,6 +82,11 @@ run fds_pe_limit 0 5 "" -- -n 1 sh -c 'test "$(ulimit -Sn)" = 64'
 LIMIT="-n 256"
 run fds_refuse 2 5 "-n 200 needs about [0-9]+ file descriptors, but the limit is 256.*at most [0-9]+ PEs" -- -n 200 --timeout 20 "$VICTIM" ok
 LIMIT=
+# What a PE started (in its process group) ends with the job, whether a PE
+# died or all finished.
+run spawn_kill 137 6 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICTIM" spawn 1
+run spawn_clean 0 10 "" -- -n 3 "$VICTIM" spawn -1
+run wrapper_timeout 124 8 "timeout after 2 s" -- -n 2 --timeout 2 sh -c '"$0" hang; sleep 300' "$VICTIM"
 run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM" kill 9
 run noexec 127 5 "cannot run" -- -n 2 /nonexistent/program
 run badargs 2 2 "expected a PE count" -- -n 0 "$VICTIM" ok

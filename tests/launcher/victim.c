@@ -7,7 +7,9 @@
  *   nofinal PE  PE returns 0 without aos_finalize
  *   hang        every PE waits for a word nobody writes
  *   noinit PE   PE exits 0 before aos_init; the others call it
- *   ranks       prints "rank R of N" and the node / cluster PE counts */
+ *   ranks       prints "rank R of N" and the node / cluster PE counts
+ *   spawn PE    every PE starts a background sleep, then PE kills itself
+ *   spawn -1    every PE starts a background sleep, then all finish */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +48,13 @@ int main(int argc, char **argv)
             (void)aos_getmem(victim, &back, heap, sizeof back, NULL);
             (void)aos_amo_post_sym(victim, heap, AOS_AMO_ADD, AOS_AMO_U64, 1);
         }
+    }
+    if (strcmp(mode, "spawn") == 0) {
+        if (system("sleep 300 &") != 0)
+            return 13;
+        aos_barrier_all();
+        if (me == victim)
+            raise(SIGKILL);
     }
     if (me == victim) {
         if (strcmp(mode, "kill") == 0)

@@ -71,11 +71,14 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Each PE leads a process group of its own (start_pe): signalling the group
+ * reaches what the PE started too (a wrapper shell's program, a helper, a
+ * background sleep), even after the PE itself has ended. */
 static void signal_all(struct job *j, int sig)
 {
     for (int i = 0; i < j->o->npes; i++)
-        if (j->pes[i].state == PE_RUNNING && j->pes[i].pid > 0)
-            kill(j->pes[i].pid, sig);
+        if (j->pes[i].pid > 0)
+            kill(-j->pes[i].pid, sig);
 }
 
 static void stop_all(struct job *j)
@@ -367,9 +370,12 @@ static pid_t start_pe(struct job *j, int rank, int child_sock, const sigset_t *o
 {
     pid_t parent = getpid();
     pid_t pid = fork();
+    if (pid > 0)
+        setpgid(pid, pid); /* also here: a signal may come before the child's own call */
     if (pid != 0)
         return pid;
-    /* Child. Die with aosrun, whatever kills it. */
+    /* Child. A process group of its own; die with aosrun, whatever kills it. */
+    setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
@@ -514,6 +520,9 @@ int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topolog
         j.running++;
     }
     event_loop(&j, sfd);
+    /* Every PE has ended: what they started and left behind ends with the
+     * job. */
+    signal_all(&j, SIGKILL);
     close_arena_fds(&j);
     for (int i = 0; i < o->npes; i++) {
         if (j.pes[i].sock >= 0)
