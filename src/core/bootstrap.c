@@ -1,9 +1,12 @@
 #include "core/bootstrap.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/boot_proto.h"
@@ -26,6 +29,42 @@ static int env_int(const char *name, long lo, long hi, long *out)
     return 1;
 }
 
+/* A process this PE starts (system(), a helper that is itself an aos
+ * program) must not take the launcher's variables for its own: it runs as
+ * a single PE. */
+static void forget_launcher(void)
+{
+    unsetenv(AOS__ENV_BOOT_FD);
+    unsetenv(AOS__ENV_RANK);
+    unsetenv(AOS__ENV_NPES);
+}
+
+/* Moves the boot socket out of the program's way: to a high descriptor
+ * number (programs reuse low ones, and some close what they inherited),
+ * close-on-exec (a child must not inherit it), remembering what it is.
+ * Returns the new descriptor, or -1 when fd is not a socket. */
+static int take_boot_fd(int fd, struct aos__runtime *rt)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+        return -1;
+    struct rlimit lim;
+    long floor = 256;
+    if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+        (long)lim.rlim_cur / 2 < floor)
+        floor = (long)lim.rlim_cur / 2;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, floor > 3 ? (int)floor : 3);
+    if (high < 0)
+        high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (high < 0)
+        return -1;
+    close(fd);
+    rt->boot_dev = (uint64_t)st.st_dev;
+    rt->boot_ino = (uint64_t)st.st_ino;
+    rt->boot_lost = 0;
+    return high;
+}
+
 int aos__bootstrap_identify(struct aos__runtime *rt)
 {
     long rank = 0, npes = 1, fd = -1;
@@ -39,12 +78,40 @@ int aos__bootstrap_identify(struct aos__runtime *rt)
         return AOS_OK;
     }
     if (env_int(AOS__ENV_NPES, 1, 1 << 20, &npes) != 1 ||
-        env_int(AOS__ENV_RANK, 0, npes - 1, &rank) != 1)
+        env_int(AOS__ENV_RANK, 0, npes - 1, &rank) != 1) {
+        forget_launcher();
         return AOS_ERR_BOOTSTRAP;
+    }
+    int boot = take_boot_fd((int)fd, rt);
+    forget_launcher();
+    if (boot < 0) {
+        fprintf(stderr,
+                "aos: PE %ld: AOS_BOOT_FD=%ld is not the socket aosrun passed (closed before "
+                "aos_init?)\n",
+                rank, fd);
+        return AOS_ERR_BOOTSTRAP;
+    }
     rt->me = (int)rank;
     rt->npes = (int)npes;
-    rt->boot_fd = (int)fd;
+    rt->boot_fd = boot;
     return AOS_OK;
+}
+
+int aos__bootstrap_fd_ok(struct aos__runtime *rt)
+{
+    struct stat st;
+    if (rt->boot_fd < 0)
+        return 0;
+    if (fstat(rt->boot_fd, &st) == 0 && (uint64_t)st.st_dev == rt->boot_dev &&
+        (uint64_t)st.st_ino == rt->boot_ino)
+        return 1;
+    if (!rt->boot_lost)
+        fprintf(stderr,
+                "aos: PE %d: the program closed aos's connection to aosrun (descriptor %d); "
+                "aosrun learns of aos_finalize from the PE's memory instead\n",
+                rt->me, rt->boot_fd);
+    rt->boot_lost = 1;
+    return 0;
 }
 
 static struct aos__boot_hello my_hello(const struct aos__runtime *rt)
@@ -85,6 +152,11 @@ int aos__bootstrap_exchange(struct aos__runtime *rt, int *peer_fds)
         }
         const struct aos__boot_hello *h = &peer.hello;
         if (h->magic != AOS__BOOT_MAGIC || h->rank != (uint32_t)pe || fd < 0) {
+            fprintf(stderr,
+                    "aos: PE %d: aosrun sent PE %d's details %s\n", rt->me, pe,
+                    fd < 0 && h->magic == AOS__BOOT_MAGIC
+                        ? "without its memory (this PE is out of file descriptors?)"
+                        : "garbled (a launcher of another aos version?)");
             rc = AOS_ERR_BOOTSTRAP;
         } else if (h->arena_size != mine.arena_size || h->static_len != mine.static_len ||
                    h->heap_off != mine.heap_off || h->heap_size != mine.heap_size) {
@@ -142,6 +214,10 @@ int aos__bootstrap_allgather(struct aos__runtime *rt, const void *mine, size_t l
     struct aos__boot_hello h = my_hello(rt);
     h.magic = AOS__BOOT_BLOB_MAGIC;
     h.static_len = len;
+    if (!aos__bootstrap_fd_ok(rt)) {
+        errno = EBADF;
+        goto fail_io;
+    }
     if (aos__send_with_fd(rt->boot_fd, &h, sizeof h, -1) != 0 ||
         aos__send_exact(rt->boot_fd, mine, len) != 0)
         goto fail_io;
@@ -193,7 +269,7 @@ fail_offs:
 
 void aos__bootstrap_bye(struct aos__runtime *rt)
 {
-    if (rt->boot_fd < 0)
+    if (!aos__bootstrap_fd_ok(rt))
         return;
     struct aos__boot_hello bye = my_hello(rt);
     bye.arena_size = 0; /* a hello with no arena is the goodbye */
@@ -202,7 +278,7 @@ void aos__bootstrap_bye(struct aos__runtime *rt)
 
 void aos__bootstrap_global_exit(struct aos__runtime *rt, int status)
 {
-    if (rt->boot_fd < 0)
+    if (!aos__bootstrap_fd_ok(rt))
         return;
     struct aos__boot_hello msg = my_hello(rt);
     msg.magic = AOS__BOOT_EXIT_MAGIC;

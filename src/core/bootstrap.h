@@ -4,7 +4,9 @@
 #include "core/runtime.h"
 
 /* Reads AOS_RANK/AOS_NPES/AOS_BOOT_FD set by aosrun into rt (me, npes,
- * boot_fd); without them this process is PE 0 of 1. */
+ * boot_fd); without them this process is PE 0 of 1. The variables are
+ * removed from the environment and the socket moved to a high,
+ * close-on-exec descriptor, so programs this PE starts run alone. */
 int aos__bootstrap_identify(struct aos__runtime *rt);
 
 /* Sends my arena (rt->arena_fd) and layout to aosrun and receives every
@@ -19,6 +21,10 @@ int aos__bootstrap_exchange(struct aos__runtime *rt, int *peer_fds);
  * the total; the caller frees both. Alone (no launcher) only my blob. */
 int aos__bootstrap_allgather(struct aos__runtime *rt, const void *mine, size_t len,
                              char **all, size_t **offs);
+
+/* 1 when rt->boot_fd is still the socket aosrun passed; 0 (saying so once)
+ * when the program closed it, whatever now has that number. */
+int aos__bootstrap_fd_ok(struct aos__runtime *rt);
 
 /* Tells aosrun this PE finalized (so its exit is not a failure). */
 void aos__bootstrap_bye(struct aos__runtime *rt);

@@ -83,6 +83,36 @@ static const char *kind_hint(int (*parse)(const char *, uint64_t *))
     return "a non-negative integer";
 }
 
+/* Upper limits, beyond which a value passes parsing but breaks something:
+ * the arena (heap + segment space + the rest) must fit the 128 TiB of a
+ * process's address space without its size arithmetic wrapping; sleeps are
+ * turned into nanoseconds; the RPC queue is committed when aos_init makes
+ * it; PE groupings count PEs, of which a job has at most 2^20. */
+static const struct {
+    const char *var;
+    uint64_t max;
+    const char *why;
+} limits[] = {
+    {"AOS_HEAP_SIZE", (uint64_t)32 << 40, "32T (the arena must fit the address space)"},
+    {"AOS_SEGMENT_SPACE", (uint64_t)32 << 40, "32T (the arena must fit the address space)"},
+    {"AOS_SLEEP_US", 10000000, "10000000 (10 s)"},
+    {"AOS_RPC_QUEUE_DEPTH", 65536, "65536 (the queue is committed up front)"},
+    {"AOS_CLUSTER_SIZE", 1u << 20, "1048576 (the most PEs a job has)"},
+    {"AOS_NODE_SIZE", 1u << 20, "1048576 (the most PEs a job has)"},
+};
+
+static int check_limit(const char *var, const char *text, uint64_t v)
+{
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        if (strcmp(limits[i].var, var) == 0 && v > limits[i].max) {
+            fprintf(stderr, "aos: %s='%s' is too large: the maximum is %s\n", var, text,
+                    limits[i].why);
+            return AOS_ERR_CONFIG;
+        }
+    }
+    return AOS_OK;
+}
+
 /* Parses one variable; the value text in effect is written to *shown. */
 static int load_one(const char *var, int (*parse)(const char *, uint64_t *),
                     const char *def, uint64_t min, uint64_t *field, const char **shown)
@@ -101,6 +131,8 @@ static int load_one(const char *var, int (*parse)(const char *, uint64_t *),
                 min);
         return AOS_ERR_CONFIG;
     }
+    if (check_limit(var, text, v) != AOS_OK)
+        return AOS_ERR_CONFIG;
     *field = v;
     return AOS_OK;
 }

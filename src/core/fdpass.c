@@ -62,6 +62,8 @@ int aos__recv_with_fd(int sock, void *buf, size_t len, int *fd)
         errno = n == 0 ? ECONNRESET : EPROTO;
         return -1;
     }
+    if (msg.msg_flags & MSG_CTRUNC) /* a descriptor was sent but could not be received */
+        errno = EMFILE;
     return 0;
 }
 

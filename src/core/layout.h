@@ -91,7 +91,11 @@ struct aos__arena_header {
     uint64_t arena_size;
     uint32_t rank;
     uint32_t pid;
-    uint64_t pad0[AOS__LINE / 8 - 3];
+    /* Set (release) by aos_finalize before the arena is unmapped; aosrun maps
+     * this page and reads it when the PE ends, so a PE whose program closed
+     * its launcher socket is not taken for one that never finalized. */
+    uint64_t finalized;
+    uint64_t pad0[AOS__LINE / 8 - 4];
     /* This PE's waiters sleep here; writers into the arena ring it. */
     struct aos__bell bell;
     struct aos__seg_entry segments[AOS__MAX_SEGMENTS];

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch/atomics.h"
 #include "arch/copy.h"
 #include "coll/team.h"
 #include "core/bootstrap.h"
@@ -218,7 +219,7 @@ fail_peers:
     free(rt->peers);
     rt->peers = NULL;
 fail_boot:
-    if (rt->boot_fd >= 0)
+    if (aos__bootstrap_fd_ok(rt))
         close(rt->boot_fd);
     rt->boot_fd = -1;
     rt->me = rt->npes = -1;
@@ -244,12 +245,15 @@ int aos_finalize(void)
     rt->initialized = 0;
     aos__memory_stop(rt);
     stop_network(rt);
+    /* Release: pairs with aosrun's acquire load when this PE has ended. */
+    aos__store_release(&((struct aos__arena_header *)(void *)rt->my_base)->finalized, 1);
     aos__transport_shm.stop(rt);
     free(rt->peers);
     rt->peers = NULL;
     aos__bootstrap_bye(rt);
     if (rt->boot_fd >= 0) {
-        close(rt->boot_fd);
+        if (aos__bootstrap_fd_ok(rt))
+            close(rt->boot_fd);
         rt->finalized_launched = 1;
     }
     rt->boot_fd = -1;

@@ -48,9 +48,11 @@ struct aos__runtime {
     uint64_t heap_off, heap_size;
     uint64_t segspace_off, segspace_size;
 
-    int arena_fd;   /* my arena's memfd, kept to remap user buffers into it */
+    int arena_fd;   /* my arena's memfd until the PEs have it, then -1 */
     char *my_base;  /* == peers[me].base */
-    int boot_fd;    /* socket to aosrun, -1 when started alone */
+    int boot_fd;    /* socket to aosrun (high, close-on-exec), -1 when started alone */
+    uint64_t boot_dev, boot_ino; /* what boot_fd is, to notice the program closed it */
+    int boot_lost;               /* it did; said once */
 
     struct aos__range_alloc heap;     /* symmetric heap, same calls on every PE */
     struct aos__range_alloc segspace; /* owner-private segment memory */

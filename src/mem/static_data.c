@@ -4,6 +4,8 @@
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "mem/memory.h"
 
@@ -11,13 +13,23 @@ struct range {
     uintptr_t lo, hi;
 };
 
+struct main_program {
+    struct range data;  /* writable PT_LOAD segments */
+    uintptr_t relro_hi; /* end of the RELRO region (GOT, .data.rel.ro), or 0 */
+};
+
 static int find_main_program(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    struct range *r = arg;
+    struct main_program *mp = arg;
+    struct range *r = &mp->data;
     /* The first object reported is the main program. */
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_GNU_RELRO) {
+            mp->relro_hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+            continue;
+        }
         if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W) == 0)
             continue;
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
@@ -32,16 +44,25 @@ static int find_main_program(struct dl_phdr_info *info, size_t size, void *arg)
 
 void aos__static_data_range(uintptr_t *lo, uint64_t *len)
 {
-    struct range r = {0, 0};
-    dl_iterate_phdr(find_main_program, &r);
+    struct main_program mp = {{0, 0}, 0};
+    dl_iterate_phdr(find_main_program, &mp);
     uintptr_t page = (uintptr_t)aos__rt.page_size;
-    if (r.hi <= r.lo) {
+    /* The RELRO part of the writable segment (GOT, .data.rel.ro) is made
+     * read-only by the dynamic linker once relocated: it stays private and
+     * read-only, out of the symmetric range. Like the dynamic linker, round
+     * its end down: a page it shares with .data stays writable, and so
+     * symmetric. */
+    uintptr_t start = mp.data.lo & ~(page - 1);
+    if ((mp.relro_hi & ~(page - 1)) > start)
+        start = mp.relro_hi & ~(page - 1);
+    uintptr_t end = (mp.data.hi + page - 1) & ~(page - 1);
+    if (mp.data.hi <= mp.data.lo || end <= start) {
         *lo = 0;
         *len = 0;
         return;
     }
-    *lo = r.lo & ~(page - 1);
-    *len = ((r.hi + page - 1) & ~(page - 1)) - *lo;
+    *lo = start;
+    *len = end - start;
 }
 
 /* Copies whole pages that may hold sanitizer redzones (between globals,
@@ -63,9 +84,15 @@ int aos__remap_into_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
     /* Copy first: between the copy and the map nothing writes these pages
      * (start-up, or a buffer the caller hands over). */
     copy_pages(rt->my_base + arena_off, (void *)lo, len);
-    void *p = mmap((void *)lo, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-                   rt->arena_fd, (off_t)arena_off);
-    return p == MAP_FAILED ? AOS_ERR_SYSTEM : AOS_OK;
+    /* A second view of my arena's pages, made from my own mapping (mremap
+     * with old size 0 duplicates a shared mapping): no descriptor is needed,
+     * so the memfd is closed once the PEs have it, and nothing the program
+     * does with its descriptors can make this map another file. The system
+     * call itself: UCX's memory hooks replace mremap with a version that
+     * drops the new address. */
+    long p = syscall(SYS_mremap, rt->my_base + arena_off, 0UL, len,
+                     MREMAP_MAYMOVE | MREMAP_FIXED, (void *)lo);
+    return p == -1 || (uintptr_t)p != lo ? AOS_ERR_SYSTEM : AOS_OK;
 }
 
 int aos__remap_out_of_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,

@@ -1,6 +1,7 @@
 /* RPC set-up, the handler table and the target side: serving requests. */
 #include "rpc/rpc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,8 +64,14 @@ int aos__rpc_start(void)
     }
     rc = aos__queue_create_reserved(AOS__RPC_QUEUE_KEY, sizeof(struct aos__rpc_request),
                                     aos__rt.cfg.rpc_queue_depth, &R.queue);
-    if (rc != AOS_OK)
+    if (rc != AOS_OK) {
+        fprintf(stderr,
+                "aos: PE %d: no room for an RPC queue of AOS_RPC_QUEUE_DEPTH=%llu requests in "
+                "AOS_SEGMENT_SPACE (%llu MiB): %s\n",
+                aos__rt.me, (unsigned long long)aos__rt.cfg.rpc_queue_depth,
+                (unsigned long long)(aos__rt.segspace_size >> 20), aos_strerror(rc));
         goto fail_arrays;
+    }
     rc = aos__rpc_net_start();
     if (rc != AOS_OK)
         goto fail_queue;

@@ -3,6 +3,11 @@
 # promptly with a report naming the PE, its pid and how it ended; the exit
 # status is the failure's; nothing is left in /dev/shm or /tmp and no PE
 # process survives. usage: aosrun_test.sh AOSRUN VICTIM [HAVE_UCX]
+#
+# Other jobs run beside this one (ctest -j, other users of the machine): the
+# checks look only at what this run's processes could have made. The PEs
+# get their own TMPDIR, and a tag in their environment tells our processes
+# from anyone else's.
 set -u
 AOSRUN=$1
 VICTIM=$2
@@ -11,14 +16,27 @@ fails=0
 # Under the sanitizers a crash must still end the PE by its signal.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
 export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}handle_segv=0"
-out=$(mktemp -d)
-snapshot() { ls -A /dev/shm /tmp 2>/dev/null | grep -v "^$(basename "$out")\$" | sort; }
-before=$(snapshot)
-# live processes of the PE program (its name as the kernel truncates it;
-# zombies are dead and only wait for a reaper)
-pe_procs() {
-    ps -C "$(basename "$VICTIM" | cut -c1-15)" -o pid=,stat= | awk '$2 !~ /^Z/ { print $1 }'
+out=$(mktemp -d "${TMPDIR:-/tmp}/launcher-test.XXXXXX")
+mkdir "$out/tmp"
+export TMPDIR="$out/tmp"
+tag="AOSRUN_TEST_TAG=$out"
+# What aos could have left: anything in the PEs' TMPDIR, and in /dev/shm and
+# /tmp entries named like aos's (it names its memory files aos-*; they are
+# memfds, which appear in no directory). Entries that were there before
+# belong to someone else.
+aos_files() {
+    ls -A "$TMPDIR"
+    ls -A /dev/shm /tmp 2>/dev/null | grep -i '^aos' | sort
 }
+before=$(aos_files)
+# live processes of this run (the tag is in the environment of aosrun and
+# of everything it starts; zombies have none and only wait for a reaper)
+pe_procs() {
+    grep -lsxzF "$tag" /proc/[0-9]*/environ | sed 's|^/proc/\([0-9]*\)/environ$|\1|'
+}
+# LIMIT: ulimit arguments for one run (descriptor limits)
+LIMIT=
+aosrun() { (if [ -n "$LIMIT" ]; then ulimit $LIMIT || exit 99; fi; exec env "$tag" "$AOSRUN" "$@"); }
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
@@ -27,12 +45,12 @@ run() {
     name=$1 want=$2 max=$3 pattern=$4
     shift 5
     start=$(date +%s%N)
-    "$AOSRUN" "$@" >"$out/$name.out" 2>"$out/$name.err"
+    aosrun "$@" >"$out/$name.out" 2>"$out/$name.err"
     got=$?
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ "$got" = "$want" ] || fail "$name: exit status $got, expected $want"
     [ "$ms" -le $((max * 1000)) ] || fail "$name: took ${ms} ms, limit ${max} s"
-    if [ -n "$pattern" ] && ! grep -Eq "$pattern" "$out/$name.err"; then
+    if [ -n "$pattern" ] && ! grep -Eq -e "$pattern" "$out/$name.err"; then
         fail "$name: stderr lacks /$pattern/:"; sed 's/^/    /' "$out/$name.err"
     fi
     leftover=$(pe_procs)
@@ -47,6 +65,28 @@ run exit 3 6 "PE 0 \(pid [0-9]+\) exited with status 3" -- -n 4 "$VICTIM" exit 0
 run nofinal 1 6 "PE 3 \(pid [0-9]+\) exited with status 0 without calling aos_finalize" -- -n 4 "$VICTIM" nofinal 3
 run noinit 1 6 "PE 1 .* without calling aos_init" -- -n 3 "$VICTIM" noinit 1
 run timeout 124 8 "timeout after 1 s" -- -n 4 --timeout 1 "$VICTIM" hang
+grep -q "exit status 124: the job ran out of its --timeout" "$out/timeout.err" ||
+    fail "timeout: the report does not say the 124 is the timeout's"
+# A PE's own 124 (timeout(1) inside a PE) is not aosrun's timeout.
+run exit124 124 6 "exit status 124 is PE 1's own, not aosrun's --timeout" -- -n 3 --timeout 60 "$VICTIM" exit 1 124
+# inf and huge timeouts are no timeout (they once overflowed to "now").
+run timeout_inf 0 20 "" -- -n 2 --timeout inf "$VICTIM" ok
+run timeout_huge 0 20 "" -- -n 2 --timeout 1e300 "$VICTIM" ok
+run timeout_nan 2 2 "expected seconds > 0" -- -n 2 --timeout nan "$VICTIM" ok
+# Descriptors: aosrun raises its soft limit to the hard one (32 PEs need
+# more than 64), refuses at once a PE count the hard limit cannot serve
+# (it hung before), and gives the PEs the limit it found.
+LIMIT="-Sn 64"
+run fds_raise 0 30 "" -- -n 32 --timeout 60 "$VICTIM" ok
+run fds_pe_limit 0 5 "" -- -n 1 sh -c 'test "$(ulimit -Sn)" = 64'
+LIMIT="-n 256"
+run fds_refuse 2 5 "-n 200 needs about [0-9]+ file descriptors, but the limit is 256.*at most [0-9]+ PEs" -- -n 200 --timeout 20 "$VICTIM" ok
+LIMIT=
+# What a PE started (in its process group) ends with the job, whether a PE
+# died or all finished.
+run spawn_kill 137 6 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICTIM" spawn 1
+run spawn_clean 0 10 "" -- -n 3 "$VICTIM" spawn -1
+run wrapper_timeout 124 8 "timeout after 2 s" -- -n 2 --timeout 2 sh -c '"$0" hang; sleep 300' "$VICTIM"
 run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM" kill 9
 run noexec 127 5 "cannot run" -- -n 2 /nonexistent/program
 run badargs 2 2 "expected a PE count" -- -n 0 "$VICTIM" ok
@@ -68,7 +108,7 @@ run unbound 0 20 "" -- -n 3 --bind none "$VICTIM" ranks
 grep -q "rank 2 of 3 node 3" "$out/unbound.out" || fail "ranks: $(cat "$out/unbound.out")"
 
 # SIGTERM to aosrun reaches the PEs; status 128+15.
-"$AOSRUN" -n 4 "$VICTIM" hang >"$out/term.out" 2>"$out/term.err" &
+env "$tag" "$AOSRUN" -n 4 "$VICTIM" hang >"$out/term.out" 2>"$out/term.err" &
 pid=$!
 sleep 1
 kill -TERM $pid
@@ -80,7 +120,7 @@ sleep 0.3
 echo "ok sigterm: status $got"
 
 # SIGKILL to aosrun itself: the PEs die with it (parent-death signal).
-"$AOSRUN" -n 4 "$VICTIM" hang >/dev/null 2>&1 &
+env "$tag" "$AOSRUN" -n 4 "$VICTIM" hang >/dev/null 2>&1 &
 pid=$!
 sleep 1
 kill -KILL $pid
@@ -89,8 +129,24 @@ sleep 0.5
 [ -z "$(pe_procs)" ] || fail "aosrun killed: PE processes survive"
 echo "ok aosrun-killed"
 
-after=$(snapshot)
-[ "$before" = "$after" ] || fail "files left behind: $(echo "$after" | diff - "$(echo "$before")" 2>/dev/null)"
+# Someone else's file in /tmp and process with the PE program's name are
+# none of this run's business; a file in the PEs' TMPDIR is.
+foreign=$(mktemp /tmp/foreign.XXXXXX)
+cp "$VICTIM" "$out/launcher_victim"
+"$out/launcher_victim" hang >/dev/null 2>&1 &
+other=$!
+[ -z "$(pe_procs)" ] || fail "another user's process counted as a PE of this run"
+kill -KILL $other
+wait $other 2>/dev/null
+touch "$TMPDIR/aos-arena"
+[ "$before" != "$(aos_files)" ] || fail "a file in the PEs' TMPDIR went unnoticed"
+rm -f "$TMPDIR/aos-arena"
+
+after=$(aos_files)
+rm -f "$foreign"
+printf '%s\n' "$before" >"$out/files.before"
+printf '%s\n' "$after" >"$out/files.after"
+[ "$before" = "$after" ] || fail "files left behind: $(diff "$out/files.before" "$out/files.after")"
 rm -rf "$out"
 [ $fails = 0 ] && echo "all aosrun tests passed"
 exit $fails

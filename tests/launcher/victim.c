@@ -3,11 +3,13 @@
  *   ok          init, barrier, finalize
  *   kill PE     PE sends itself SIGKILL mid-run; the others wait in a barrier
  *   segv PE     PE dereferences NULL mid-run
- *   exit PE     PE exits with status 3 mid-run
+ *   exit PE [S] PE exits with status S (3) mid-run
  *   nofinal PE  PE returns 0 without aos_finalize
  *   hang        every PE waits for a word nobody writes
  *   noinit PE   PE exits 0 before aos_init; the others call it
- *   ranks       prints "rank R of N" and the node / cluster PE counts */
+ *   ranks       prints "rank R of N" and the node / cluster PE counts
+ *   spawn PE    every PE starts a background sleep, then PE kills itself
+ *   spawn -1    every PE starts a background sleep, then all finish */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,13 +49,20 @@ int main(int argc, char **argv)
             (void)aos_amo_post_sym(victim, heap, AOS_AMO_ADD, AOS_AMO_U64, 1);
         }
     }
+    if (strcmp(mode, "spawn") == 0) {
+        if (system("sleep 300 &") != 0)
+            return 13;
+        aos_barrier_all();
+        if (me == victim)
+            raise(SIGKILL);
+    }
     if (me == victim) {
         if (strcmp(mode, "kill") == 0)
             raise(SIGKILL);
         if (strcmp(mode, "segv") == 0)
             *(volatile int *)(uintptr_t)(argc * 16) = 0; /* a tiny, unmapped address */
         if (strcmp(mode, "exit") == 0)
-            exit(3);
+            exit(argc > 3 ? atoi(argv[3]) : 3);
         if (strcmp(mode, "nofinal") == 0)
             return 0;
     }

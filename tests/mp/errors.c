@@ -34,6 +34,8 @@ static void check_uninitialized(void)
 int main(void)
 {
     check_uninitialized();
+    /* (aos_init removes the launcher's variables: ask before) */
+    int launched = getenv("AOS_BOOT_FD") != NULL;
     CHECK_OK(aos_init());
     CHECK_RC(aos_init(), AOS_ERR_ALREADY_INITIALIZED);
     int me = aos_my_pe(), n = aos_n_pes();
@@ -114,7 +116,7 @@ int main(void)
     aos_free(heap);
     CHECK_OK(aos_finalize());
     check_uninitialized();
-    if (getenv("AOS_BOOT_FD") != NULL) { /* launched: no second start */
+    if (launched) { /* no second start */
         CHECK_RC(aos_init(), AOS_ERR_FINALIZED);
         return 0;
     }

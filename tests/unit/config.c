@@ -2,6 +2,7 @@
  * values named in the error, and aos_init refusing a bad environment. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/check.h"
 #include "core/config.h"
@@ -17,8 +18,60 @@ static void count_var(const char *name, const char *value, const char *def, cons
     visited++;
 }
 
+/* aos_init's status, with what it printed to stderr in err. */
+static int init_saying(char *err, size_t cap)
+{
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    fflush(stderr);
+    int saved = dup(2);
+    CHECK(saved >= 0 && dup2(fileno(f), 2) == 2);
+    int rc = aos_init();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(f);
+    size_t n = fread(err, 1, cap - 1, f);
+    err[n] = '\0';
+    fclose(f);
+    fputs(err, stderr);
+    return rc;
+}
+
+/* Values that parse but exceed a limit are refused, naming the variable. */
+static void check_limits(void)
+{
+    static const char *const too_large[][2] = {
+        {"AOS_HEAP_SIZE", "18446744073709551615"},  /* once a 0-byte heap */
+        {"AOS_HEAP_SIZE", "33T"},
+        {"AOS_SEGMENT_SPACE", "18446744073709551615"},
+        {"AOS_SEGMENT_SPACE", "16383T"},
+        {"AOS_RPC_QUEUE_DEPTH", "500000000"},       /* once committed up front */
+        {"AOS_RPC_QUEUE_DEPTH", "65537"},
+        {"AOS_SLEEP_US", "18446744073709551615"},   /* once wrapped to nanoseconds */
+        {"AOS_CLUSTER_SIZE", "1048577"},
+        {"AOS_NODE_SIZE", "18446744073709551615"},
+    };
+    char err[4096];
+    for (size_t i = 0; i < sizeof too_large / sizeof too_large[0]; i++) {
+        setenv(too_large[i][0], too_large[i][1], 1);
+        CHECK_RC(init_saying(err, sizeof err), AOS_ERR_CONFIG);
+        CHECK(strstr(err, too_large[i][0]) != NULL && strstr(err, "too large") != NULL);
+        unsetenv(too_large[i][0]);
+    }
+    /* Within the limits but not together: the queue does not fit the space. */
+    setenv("AOS_RPC_QUEUE_DEPTH", "65536", 1);
+    setenv("AOS_SEGMENT_SPACE", "1M", 1);
+    int rc = init_saying(err, sizeof err);
+    CHECK(rc != AOS_OK && aos_initialized() == 0);
+    CHECK(strstr(err, "AOS_RPC_QUEUE_DEPTH") != NULL && strstr(err, "AOS_SEGMENT_SPACE") != NULL);
+    unsetenv("AOS_RPC_QUEUE_DEPTH");
+    unsetenv("AOS_SEGMENT_SPACE");
+}
+
 int main(void)
 {
+    check_limits();
     uint64_t v = 0;
     CHECK_OK(aos__config_parse_size("4096", &v));
     CHECK(v == 4096);

@@ -2,6 +2,7 @@
  * as aos sees it. */
 #include <hwloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "aos.h"
@@ -11,6 +12,33 @@ static void show_var(const char *name, const char *value, const char *def, const
 {
     (void)arg;
     printf("  %-22s = %-8s (default %s)\n      %s\n", name, value, def, meaning);
+}
+
+/* Variables read outside the configuration table (which aos_config_visit
+ * walks): tests/tools/info_vars.sh checks that every AOS_* and SHMEM_* name
+ * the sources read is listed here or there. */
+static const char *const other_vars[][2] = {
+    {"AOS_MODEL_FILE", "the machine model aos_init reads and aos-probe writes (unset: "
+                       "$XDG_CACHE_HOME/aos/model, else ~/.cache/aos/model); a file it names "
+                       "that cannot be read is an error"},
+    {"AOS_BOOT_FD", "set by aosrun: the PE's socket to the launcher (aos_init removes it)"},
+    {"AOS_RANK", "set by aosrun: the PE's number (aos_init removes it)"},
+    {"AOS_NPES", "set by aosrun: the job's PE count (aos_init removes it)"},
+    {"SHMEM_SYMMETRIC_SIZE", "OpenSHMEM programs: the symmetric heap's size (sets "
+                             "AOS_HEAP_SIZE unless that is set)"},
+    {"SHMEM_DEBUG", "OpenSHMEM programs: start-up diagnostics (sets AOS_DEBUG)"},
+    {"SHMEM_VERSION", "OpenSHMEM programs: print the library version at start-up"},
+    {"SHMEM_INFO", "OpenSHMEM programs: print the SHMEM_* variables at start-up"},
+};
+
+static void show_other_vars(void)
+{
+    printf("other environment variables:\n");
+    for (size_t i = 0; i < sizeof other_vars / sizeof other_vars[0]; i++) {
+        const char *v = getenv(other_vars[i][0]);
+        printf("  %-22s = %s\n      %s\n", other_vars[i][0], v != NULL ? v : "(unset)",
+               other_vars[i][1]);
+    }
 }
 
 static void show_topology(void)
@@ -63,6 +91,7 @@ int main(int argc, char **argv)
     int rc = aos_config_visit(show_var, NULL);
     if (rc != AOS_OK)
         printf("  error: %s\n", aos_strerror(rc));
+    show_other_vars();
     if (!rc_only)
         show_topology();
     return rc == AOS_OK ? 0 : 1;

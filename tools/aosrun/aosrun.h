@@ -4,17 +4,27 @@
 #define AOSRUN_H
 
 #include <hwloc.h>
+#include <sys/resource.h>
 #include <sys/types.h>
+
+/* Longer timeouts (inf, 1e300) mean none: 100 years. */
+#define AOSRUN_TIMEOUT_MAX_S (100.0 * 365 * 24 * 3600)
 
 enum aosrun_bind { AOSRUN_BIND_NONE, AOSRUN_BIND_CORE, AOSRUN_BIND_CLUSTER };
 
 struct aosrun_options {
     int npes;
     enum aosrun_bind bind;
-    double timeout_s; /* 0: none */
+    double timeout_s; /* 0: none; at most AOSRUN_TIMEOUT_MAX_S */
     int verbose;
     char **argv;      /* program and its arguments */
+    struct rlimit nofile; /* RLIMIT_NOFILE as aosrun found it: the PEs get it back */
 };
+
+/* Raises aosrun's descriptor limit to the hard limit (it holds a socket per
+ * PE, and each PE's memory until all have it); refuses, saying so, a PE
+ * count it cannot serve. Returns 0, or -1 after the message. */
+int aosrun_raise_fd_limit(struct aosrun_options *o);
 
 struct aosrun_placement {
     int cluster;             /* last-level-cache domain; -1 when unbound */

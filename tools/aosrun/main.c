@@ -12,7 +12,7 @@ static void usage(FILE *f)
             "  -n N            number of PEs to start on this node\n"
             "  --bind MODE     core: one core per PE (default); cluster: the cores sharing a\n"
             "                  last-level cache; none: leave placement to the OS\n"
-            "  --timeout S     stop the job after S seconds (exit status 124)\n"
+            "  --timeout S     stop the job after S seconds (exit status 124); inf: never\n"
             "  -v              report every PE's end, not only the first failure\n"
             "When a PE fails the others are stopped and aosrun exits with its status.\n");
 }
@@ -72,9 +72,13 @@ int main(int argc, char **argv)
             char *end = NULL;
             o.timeout_s = strtod(v, &end);
             if (end == v || *end != '\0' || !(o.timeout_s > 0)) {
-                fprintf(stderr, "aosrun: --timeout '%s': expected seconds > 0\n", v);
+                fprintf(stderr, "aosrun: --timeout '%s': expected seconds > 0 (or inf)\n", v);
                 return 2;
             }
+            /* inf, and anything beyond a century, is no timeout at all (a
+             * deadline that far would overflow the clock arithmetic). */
+            if (o.timeout_s > AOSRUN_TIMEOUT_MAX_S)
+                o.timeout_s = 0;
         } else {
             fprintf(stderr, "aosrun: unknown option %s\n", a);
             usage(stderr);
@@ -86,6 +90,8 @@ int main(int argc, char **argv)
         return 2;
     }
     o.argv = &argv[i];
+    if (aosrun_raise_fd_limit(&o) != 0)
+        return 2;
     struct aosrun_topology t = {0};
     if (aosrun_topology_plan(&t, o.bind, o.npes) != 0) {
         aosrun_topology_free(&t);

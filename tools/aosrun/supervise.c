@@ -6,11 +6,14 @@
  * SIGTERM first, SIGKILL GRACE_MS later. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -19,10 +22,14 @@
 #include <unistd.h>
 
 #include "aosrun.h"
+#include "arch/atomics.h"
 #include "core/boot_proto.h"
+#include "core/layout.h"
 #include "core/fdpass.h"
 
 #define GRACE_MS 300
+/* The header's first line (magic .. finalized): the page that holds it. */
+#define HEADER_MAP_LEN offsetof(struct aos__arena_header, bell)
 #define EXIT_TIMEOUT 124
 
 enum pe_state { PE_RUNNING, PE_DONE };
@@ -31,6 +38,7 @@ struct pe {
     pid_t pid;
     int sock;         /* aosrun's end of the bootstrap socketpair; -1 once closed */
     int arena_fd;     /* received with the hello; -1 before and after the exchange */
+    const struct aos__arena_header *header; /* its arena's first page, or NULL */
     int said_hello;
     int said_bye;
     enum pe_state state;
@@ -49,6 +57,8 @@ struct job {
     int blobs;           /* PEs whose blob of the current all-gather round arrived */
     int failed;          /* the first failure is the job's result */
     int exit_status;
+    int failed_pe;       /* the PE whose end or global exit set exit_status, or -1 */
+    int timed_out;       /* exit_status is --timeout's */
     int stopping;        /* SIGTERM sent; SIGKILL at kill_at_ms */
     long long kill_at_ms;
     long long deadline_ms; /* --timeout, or 0 */
@@ -61,11 +71,14 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Each PE leads a process group of its own (start_pe): signalling the group
+ * reaches what the PE started too (a wrapper shell's program, a helper, a
+ * background sleep), even after the PE itself has ended. */
 static void signal_all(struct job *j, int sig)
 {
     for (int i = 0; i < j->o->npes; i++)
-        if (j->pes[i].state == PE_RUNNING && j->pes[i].pid > 0)
-            kill(j->pes[i].pid, sig);
+        if (j->pes[i].pid > 0)
+            kill(-j->pes[i].pid, sig);
 }
 
 static void stop_all(struct job *j)
@@ -77,11 +90,13 @@ static void stop_all(struct job *j)
     signal_all(j, SIGTERM);
 }
 
-static void fail(struct job *j, int status)
+/* pe: the PE whose end is the failure, or -1 when it is aosrun's doing. */
+static void fail(struct job *j, int status, int pe)
 {
     if (!j->failed) {
         j->failed = 1;
         j->exit_status = status;
+        j->failed_pe = pe;
     }
     stop_all(j);
 }
@@ -149,7 +164,7 @@ static void on_blob(struct job *j, int rank, const struct aos__boot_hello *h)
         free(blob);
         fprintf(stderr, "aosrun: PE %d sent a broken address exchange; stopping the job\n",
                 rank);
-        fail(j, 1);
+        fail(j, 1, -1);
         return;
     }
     p->blob = blob;
@@ -171,7 +186,7 @@ static void check_missing_hello(struct job *j)
                     "aosrun: PE %d (pid %d) exited without calling aos_init while other PEs "
                     "wait in it; stopping them\n",
                     i, (int)p->pid);
-            fail(j, 1);
+            fail(j, 1, -1);
             return;
         }
     }
@@ -184,6 +199,7 @@ static void on_boot_message(struct job *j, int rank)
     struct pe *p = &j->pes[rank];
     struct aos__boot_hello h;
     int fd = -1;
+    errno = 0;
     int got = aos__recv_with_fd(p->sock, &h, sizeof h, &fd);
     if (got == 0 && h.magic == AOS__BOOT_EXIT_MAGIC) {
         if (fd >= 0)
@@ -193,7 +209,7 @@ static void on_boot_message(struct job *j, int rank)
             if (j->o->verbose || h.static_len != 0)
                 fprintf(stderr, "aosrun: PE %d called global exit with status %d; stopping "
                                 "the other PEs\n", rank, (int)h.static_len);
-            fail(j, (int)h.static_len);
+            fail(j, (int)h.static_len, rank);
         }
         p->said_bye = 1;
         return;
@@ -211,10 +227,25 @@ static void on_boot_message(struct job *j, int rank)
         p->sock = -1;
         return;
     }
+    if (!p->said_hello && fd < 0) {
+        /* Its memory did not come with it (aosrun out of descriptors, or a
+         * broken PE): the others would wait for the exchange forever. */
+        fprintf(stderr,
+                "aosrun: PE %d's hello came without its memory descriptor%s; stopping the "
+                "job\n",
+                rank, errno == EMFILE || errno == ENFILE ? " (aosrun is out of file descriptors)"
+                                                          : "");
+        fail(j, 1, -1);
+        return;
+    }
     if (!p->said_hello && fd >= 0 && h.rank == (uint32_t)rank) {
         p->said_hello = 1;
         p->hello = h;
         p->arena_fd = fd;
+        /* Its header says whether it finalized, even if the program closes
+         * the socket; one page, read only. */
+        void *hp = mmap(NULL, HEADER_MAP_LEN, PROT_READ, MAP_SHARED, fd, 0);
+        p->header = hp == MAP_FAILED ? NULL : hp;
         if (++j->hellos == j->o->npes)
             exchange(j);
         check_missing_hello(j);
@@ -254,6 +285,10 @@ static void on_child_exit(struct job *j, pid_t pid, int ws)
             break;
         on_boot_message(j, rank);
     }
+    /* Acquire: pairs with aos_finalize's release store. */
+    if (p->said_hello && !p->said_bye && p->header != NULL &&
+        aos__load_acquire(&p->header->finalized) != 0)
+        p->said_bye = 1;
     p->state = PE_DONE;
     j->running--;
     char what[256];
@@ -261,13 +296,13 @@ static void on_child_exit(struct job *j, pid_t pid, int ws)
     int clean = WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
     if (!clean && !j->stopping) {
         fprintf(stderr, "aosrun: %s; stopping the other %d PE(s)\n", what, j->running);
-        fail(j, WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
+        fail(j, WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws), rank);
     } else if (clean && p->said_hello && !p->said_bye && j->running > 0 && !j->stopping) {
         fprintf(stderr,
                 "aosrun: %s without calling aos_finalize; the others could wait for it "
                 "forever, so they are stopped\n",
                 what);
-        fail(j, 1);
+        fail(j, 1, -1);
     } else {
         if (j->o->verbose)
             fprintf(stderr, "aosrun: %s\n", what);
@@ -302,17 +337,50 @@ static void on_signal(struct job *j, int sig)
     }
 }
 
+/* Descriptors aosrun holds at most: per PE its socket and, until every PE
+ * has said hello, the PE's memory; plus its own (standard streams, signalfd,
+ * hwloc's, a socketpair being made) with room to spare. */
+#define FDS_PER_PE 2
+#define FDS_OWN 32
+
+int aosrun_raise_fd_limit(struct aosrun_options *o)
+{
+    if (getrlimit(RLIMIT_NOFILE, &o->nofile) != 0) {
+        perror("aosrun: getrlimit");
+        return -1;
+    }
+    struct rlimit raised = o->nofile;
+    raised.rlim_cur = raised.rlim_max;
+    if (raised.rlim_cur != o->nofile.rlim_cur && setrlimit(RLIMIT_NOFILE, &raised) != 0)
+        raised = o->nofile;
+    rlim_t need = (rlim_t)o->npes * FDS_PER_PE + FDS_OWN;
+    if (raised.rlim_cur != RLIM_INFINITY && raised.rlim_cur < need) {
+        long most = raised.rlim_cur > FDS_OWN ? (long)(raised.rlim_cur - FDS_OWN) / FDS_PER_PE
+                                              : 0;
+        fprintf(stderr,
+                "aosrun: -n %d needs about %llu file descriptors, but the limit is %llu "
+                "(ulimit -n, hard limit): at most %ld PEs here\n",
+                o->npes, (unsigned long long)need, (unsigned long long)raised.rlim_cur, most);
+        return -1;
+    }
+    return 0;
+}
+
 static pid_t start_pe(struct job *j, int rank, int child_sock, const sigset_t *old_mask)
 {
     pid_t parent = getpid();
     pid_t pid = fork();
+    if (pid > 0)
+        setpgid(pid, pid); /* also here: a signal may come before the child's own call */
     if (pid != 0)
         return pid;
-    /* Child. Die with aosrun, whatever kills it. */
+    /* Child. A process group of its own; die with aosrun, whatever kills it. */
+    setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
     sigprocmask(SIG_SETMASK, old_mask, NULL);
+    setrlimit(RLIMIT_NOFILE, &j->o->nofile); /* the PE runs with the user's limit */
     aosrun_topology_bind(j->t, rank);
     int fd = fcntl(child_sock, F_DUPFD, 3); /* without CLOEXEC: survives exec */
     char buf[32];
@@ -336,7 +404,9 @@ static int poll_timeout(const struct job *j)
         next = j->deadline_ms;
     if (next < 0)
         return -1;
-    return next <= now ? 0 : (int)(next - now);
+    if (next <= now)
+        return 0;
+    return next - now > INT_MAX ? INT_MAX : (int)(next - now);
 }
 
 static void check_clocks(struct job *j)
@@ -346,7 +416,9 @@ static void check_clocks(struct job *j)
         fprintf(stderr, "aosrun: timeout after %g s: stopping %d PE(s) still running\n",
                 j->o->timeout_s, j->running);
         j->deadline_ms = 0;
-        fail(j, EXIT_TIMEOUT);
+        if (!j->failed)
+            j->timed_out = 1;
+        fail(j, EXIT_TIMEOUT, -1);
     }
     if (j->stopping && now >= j->kill_at_ms) {
         signal_all(j, SIGKILL);
@@ -360,7 +432,7 @@ static void event_loop(struct job *j, int sfd)
     struct pollfd *fds = calloc((size_t)n + 1, sizeof *fds);
     int *who = calloc((size_t)n + 1, sizeof *who);
     if (fds == NULL || who == NULL) {
-        fail(j, 1);
+        fail(j, 1, -1);
         free(fds);
         free(who);
         while (j->running > 0) {
@@ -404,7 +476,7 @@ static void event_loop(struct job *j, int sfd)
 
 int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topology *t)
 {
-    struct job j = {.o = o, .t = t};
+    struct job j = {.o = o, .t = t, .failed_pe = -1};
     j.pes = calloc((size_t)o->npes, sizeof *j.pes);
     if (j.pes == NULL)
         return 1;
@@ -433,7 +505,7 @@ int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topolog
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
             perror("aosrun: socketpair");
-            fail(&j, 1);
+            fail(&j, 1, -1);
             break;
         }
         pid_t pid = start_pe(&j, i, sv[1], &old);
@@ -441,21 +513,36 @@ int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topolog
         if (pid < 0) {
             perror("aosrun: fork");
             close(sv[0]);
-            fail(&j, 1);
+            fail(&j, 1, -1);
             break;
         }
         j.pes[i] = (struct pe){.pid = pid, .sock = sv[0], .arena_fd = -1, .state = PE_RUNNING};
         j.running++;
     }
     event_loop(&j, sfd);
+    /* Every PE has ended: what they started and left behind ends with the
+     * job. */
+    signal_all(&j, SIGKILL);
     close_arena_fds(&j);
     for (int i = 0; i < o->npes; i++) {
         if (j.pes[i].sock >= 0)
             close(j.pes[i].sock);
+        if (j.pes[i].header != NULL)
+            munmap((void *)j.pes[i].header, HEADER_MAP_LEN);
         free(j.pes[i].blob);
     }
     close(sfd);
     free(j.pes);
     sigprocmask(SIG_SETMASK, &old, NULL);
+    /* 124 is also what a PE may exit with (timeout(1) inside a PE does):
+     * say whose it is. */
+    if (j.failed && j.exit_status == EXIT_TIMEOUT) {
+        if (j.timed_out)
+            fprintf(stderr, "aosrun: exit status %d: the job ran out of its --timeout\n",
+                    EXIT_TIMEOUT);
+        else if (j.failed_pe >= 0)
+            fprintf(stderr, "aosrun: exit status %d is PE %d's own, not aosrun's --timeout\n",
+                    EXIT_TIMEOUT, j.failed_pe);
+    }
     return j.failed ? j.exit_status : 0;
 }

@@ -2,6 +2,7 @@
  * or /tmp, and the memory is gone when the last PE holding a mapping exits,
  * however the job ends. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -52,6 +53,10 @@ int aos__shm_arena_create(struct aos__runtime *rt)
     }
     char *base = map_arena_aligned(fd, rt->arena_size);
     if (base == NULL) {
+        fprintf(stderr,
+                "aos: PE %d: cannot reserve %llu GiB of address space for its memory "
+                "(AOS_HEAP_SIZE + AOS_SEGMENT_SPACE; limited by ulimit -v?): %s\n",
+                rt->me, (unsigned long long)(rt->arena_size >> 30), strerror(errno));
         close(fd);
         return AOS_ERR_NO_MEMORY;
     }

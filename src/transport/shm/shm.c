@@ -306,6 +306,11 @@ static int shm_start(struct aos__runtime *rt)
     rc = aos__bootstrap_exchange(rt, fds);
     if (rc != AOS_OK)
         goto fail_fds;
+    /* The PEs have my arena now, and I remap into it through my own mapping
+     * (aos__remap_into_arena): no descriptor stays open for another process
+     * of this user to reach my memory through /proc/PID/fd. */
+    close(rt->arena_fd);
+    rt->arena_fd = -1;
     for (int pe = 0; pe < rt->npes; pe++) {
         if (fds[pe] < 0)
             continue;
