@@ -2,9 +2,15 @@
  * Producers on the node work on the owner's mapped memory with CPU atomics;
  * publishing an item is a release store that also wakes a sleeping owner,
  * and freeing a slot wakes one producer waiting for space on the queue's
- * own bell. */
+ * own bell.
+ *
+ * Threads: any of the owner's threads may dequeue and drive progress, so the
+ * consumer side (every owner handle's head, its head hint, the pending
+ * asynchronous dequeues) is guarded by consumer_lock. Progress only tries
+ * the lock: a thread that holds it is completing the same requests. */
 #include "queue/queue.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +33,8 @@ struct aos_queue {
     uint64_t slots_off;             /* arena offset of slot 0 (for waking) */
     uint64_t capacity;
     size_t item_size, slot_size;
-    uint64_t head;                  /* owner only: next position to consume */
+    uint64_t head;                  /* owner only: next position to consume; consumer_lock */
+    struct aos__queue_hint *hint;   /* owner only: kept at the head; consumer_lock */
 };
 
 /* Pending asynchronous dequeues, FIFO. */
@@ -38,6 +45,9 @@ struct pending {
     struct pending *next;
 };
 static struct pending *pending_head, **pending_tail = &pending_head;
+static pthread_mutex_t consumer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void progress_locked(void);
 
 static inline uint64_t *slot_seq(const aos_queue_t *q, uint64_t pos)
 {
@@ -189,9 +199,14 @@ int aos__queue_destroy_checked(aos_queue_t *q)
         return rc;
     if (!q->is_owner)
         return AOS_ERR_INVALID;
-    for (struct pending *p = pending_head; p != NULL; p = p->next)
-        if (p->q == q)
+    pthread_mutex_lock(&consumer_lock);
+    for (struct pending *p = pending_head; p != NULL; p = p->next) {
+        if (p->q == q) {
+            pthread_mutex_unlock(&consumer_lock);
             return AOS_ERR_AGAIN; /* an asynchronous dequeue still waits on it */
+        }
+    }
+    pthread_mutex_unlock(&consumer_lock);
     aos__queue_destroy_reserved(q);
     return AOS_OK;
 }
@@ -203,10 +218,22 @@ int aos_queue_destroy(aos_queue_t *q)
     return aos__queue_destroy_checked(q);
 }
 
-void aos__queue_head_word(const aos_queue_t *q, const uint64_t **word, uint64_t *want)
+/* consumer_lock held. Relaxed: the hint's readers load it relaxed and only
+ * decide whether to try a dequeue, which checks again under the lock. */
+static void update_hint(aos_queue_t *q)
 {
-    *word = slot_seq(q, q->head);
-    *want = 2 * q->head + 1;
+    if (q->hint == NULL)
+        return;
+    aos__store_relaxed(&q->hint->word, (const uint64_t *)slot_seq(q, q->head));
+    aos__store_relaxed(&q->hint->want, 2 * q->head + 1);
+}
+
+void aos__queue_set_hint(aos_queue_t *q, struct aos__queue_hint *hint)
+{
+    pthread_mutex_lock(&consumer_lock);
+    q->hint = hint;
+    update_hint(q);
+    pthread_mutex_unlock(&consumer_lock);
 }
 
 struct aos__bell *aos__queue_own_bell(aos_queue_t *q)
@@ -319,6 +346,7 @@ int aos_enqueue(aos_queue_t *q, const void *item)
 
 /* ---- the owner ---------------------------------------------------------------- */
 
+/* consumer_lock held. */
 static int dequeue_once(aos_queue_t *q, void *item)
 {
     uint64_t pos = q->head;
@@ -327,7 +355,10 @@ static int dequeue_once(aos_queue_t *q, void *item)
     if (aos__load_acquire(seq) != 2 * pos + 1)
         return AOS_ERR_AGAIN;
     memcpy(item, seq + 1, q->item_size);
-    q->head = pos + 1;
+    /* Relaxed: written under consumer_lock; item_ready reads it unlocked
+     * only to choose what to wait for, and rechecks under the lock. */
+    aos__store_relaxed(&q->head, pos + 1);
+    update_hint(q);
     /* Release (a seq_cst exchange): the slot is free for position
      * pos + capacity only after the item was copied out. The exchange is
      * also the barrier before the sleeper check: wake one waiting producer,
@@ -351,18 +382,25 @@ int aos_try_dequeue(aos_queue_t *q, void *item)
     int rc = check_owner(q, item);
     if (rc != AOS_OK)
         return rc;
+    pthread_mutex_lock(&consumer_lock);
     if (pending_head != NULL)
-        aos__queue_progress(); /* earlier asynchronous dequeues come first */
-    for (struct pending *p = pending_head; p != NULL; p = p->next)
-        if (p->q == q)
+        progress_locked(); /* earlier asynchronous dequeues come first */
+    for (struct pending *p = pending_head; p != NULL; p = p->next) {
+        if (p->q == q) {
+            pthread_mutex_unlock(&consumer_lock);
             return AOS_ERR_AGAIN;
-    return dequeue_once(q, item);
+        }
+    }
+    rc = dequeue_once(q, item);
+    pthread_mutex_unlock(&consumer_lock);
+    return rc;
 }
 
 static int item_ready(const void *ctx)
 {
     const aos_queue_t *q = ctx;
-    return aos__load_acquire(slot_seq(q, q->head)) == 2 * q->head + 1; /* as dequeue_once */
+    uint64_t pos = aos__load_relaxed(&q->head); /* relaxed: see dequeue_once */
+    return aos__load_acquire(slot_seq(q, pos)) == 2 * pos + 1; /* as dequeue_once */
 }
 
 int aos_dequeue(aos_queue_t *q, void *item)
@@ -371,7 +409,7 @@ int aos_dequeue(aos_queue_t *q, void *item)
         int rc = aos_try_dequeue(q, item);
         if (rc != AOS_ERR_AGAIN)
             return rc;
-        uint64_t off = slot_seq_off(q, q->head);
+        uint64_t off = slot_seq_off(q, aos__load_relaxed(&q->head)); /* as item_ready */
         rc = aos__wait(item_ready, q, AOS__FOREVER, (struct aos__watch){off, off + 8});
         if (rc != AOS_OK)
             return rc;
@@ -392,14 +430,27 @@ int aos_dequeue_async(aos_queue_t *q, void *item, aos_event_t *ev)
         return AOS_ERR_NO_MEMORY;
     *p = (struct pending){.q = q, .item = item, .ev = ev};
     aos__event_post(ev);
+    pthread_mutex_lock(&consumer_lock);
     *pending_tail = p;
     pending_tail = &p->next;
-    aos__rt.pending_requests++;
-    aos__queue_progress();
+    /* Relaxed: a hint for aos__progress, read unlocked; the list is what
+     * counts, under the lock. */
+    aos__store_relaxed(&aos__rt.pending_requests, aos__rt.pending_requests + 1);
+    progress_locked();
+    pthread_mutex_unlock(&consumer_lock);
     return AOS_OK;
 }
 
 void aos__queue_progress(void)
+{
+    if (pthread_mutex_trylock(&consumer_lock) != 0)
+        return; /* another thread holds it, completing these requests */
+    progress_locked();
+    pthread_mutex_unlock(&consumer_lock);
+}
+
+/* consumer_lock held. */
+static void progress_locked(void)
 {
     /* In issue order: a request completes only after the ones before it on
      * the same queue, so items land in the buffers in order. */
@@ -413,8 +464,9 @@ void aos__queue_progress(void)
             *pp = p->next;
             if (pending_tail == &p->next)
                 pending_tail = pp;
-            aos__rt.pending_requests--;
-            aos__event_complete(p->ev);
+            aos__store_relaxed(&aos__rt.pending_requests, aos__rt.pending_requests - 1);
+            /* Any thread's progress gets here, maybe not the event's. */
+            aos__event_complete_async(p->ev);
             free(p);
             continue;
         }
