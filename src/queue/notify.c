@@ -433,10 +433,18 @@ static int notified(int is_put, void *local, aos_seg_t *seg, size_t offset, size
     rc = claim(target, &pos);
     if (rc != AOS_OK)
         return rc;
+    /* The claim may have waited: the owner may have destroyed the segment
+     * meanwhile, and must not find our data in memory it reclaimed. */
+    if (aos__seg_enter(seg) != AOS_OK) {
+        publish(target, pos, tag, VOID_SEGMENT, (uint32_t)seg->state, off, off);
+        return AOS_ERR_DESTROYED;
+    }
     if (len != 0 && is_put) {
         aos__copy(base + off, local, len);
+        aos__seg_leave(seg);
         publish(target, pos, tag, seg->index, (uint32_t)seg->state, off, off + len);
     } else {
+        aos__seg_leave(seg); /* a get writes nothing there */
         if (len != 0)
             rc = aos__get_at(local, target, off, len, NULL);
         /* A failed get still fills its slot, with a void body, so that the

@@ -187,7 +187,8 @@ int aos_queue_detach(aos_queue_t *q)
 
 void aos__queue_destroy_reserved(aos_queue_t *q)
 {
-    aos_seg_destroy(q->seg);
+    /* Producers waiting for space wake, find it destroyed and leave. */
+    aos__seg_destroy_waking(q->seg, &q->hdr->space);
     q->magic = 0;
     free(q);
 }
@@ -304,8 +305,13 @@ int aos__queue_try_enqueue(aos_queue_t *q, const void *item)
     int rc = check_item(q, item);
     if (rc != AOS_OK)
         return rc;
+    rc = aos__seg_enter(q->seg); /* nothing written once the owner destroys it */
+    if (rc != AOS_OK)
+        return rc;
     uint64_t full_pos;
-    return enqueue_once(q, item, &full_pos);
+    rc = enqueue_once(q, item, &full_pos);
+    aos__seg_leave(q->seg);
+    return rc;
 }
 
 int aos_try_enqueue(aos_queue_t *q, const void *item)
@@ -319,10 +325,14 @@ struct space_wait {
     uint64_t pos;
 };
 
-/* Slot `pos` is free again, or the queue has moved past it. */
+/* Slot `pos` is free again, or the queue has moved past it, or the owner
+ * destroyed it. */
 static int space_ready(const void *ctx)
 {
     const struct space_wait *w = ctx;
+    /* Relaxed: the destroy's bell ring orders it before our wake. */
+    if (aos__load_relaxed(w->q->seg->entry_state) != w->q->seg->state)
+        return 1;
     uint64_t s = aos__load_acquire(slot_seq(w->q, w->pos)); /* pairs with dequeue's release */
     return (int64_t)(s - 2 * w->pos) >= 0 ||
            aos__load_relaxed(&w->q->hdr->tail) != w->pos; /* relaxed: a hint to retry */
@@ -332,15 +342,28 @@ int aos_enqueue(aos_queue_t *q, const void *item)
 {
     aos__rpc_poll();
     int rc = check_item(q, item);
-    while (rc == AOS_OK) {
+    if (rc != AOS_OK)
+        return rc;
+    /* Inside the guard while waiting too: the bell we sleep on is in the
+     * queue's memory, which the owner's destroy reclaims only after we
+     * leave (it wakes us first). */
+    rc = aos__seg_enter(q->seg);
+    if (rc != AOS_OK)
+        return rc;
+    for (;;) {
         uint64_t full_pos;
         rc = enqueue_once(q, item, &full_pos);
         if (rc != AOS_ERR_AGAIN)
-            return rc;
+            break;
         /* Full: sleep on the queue's space bell until the owner frees a slot. */
         struct space_wait w = {q, full_pos};
         rc = aos__wait_bell(&q->hdr->space, space_ready, &w, AOS__FOREVER, AOS__WATCH_ALL);
+        if (rc == AOS_OK)
+            rc = check_queue(q); /* destroyed while we waited: AOS_ERR_DESTROYED */
+        if (rc != AOS_OK)
+            break;
     }
+    aos__seg_leave(q->seg);
     return rc;
 }
 
