@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "arch/atomics.h"
+#include "core/handle.h"
 #include "core/event.h"
 #include "core/runtime.h"
 #include "core/wait.h"
@@ -72,7 +73,7 @@ static int new_handle(aos_seg_t *seg, int is_receiver, aos_portal_t **out)
     int rc = aos__tp(seg->owner)->local_ptr(seg->owner, seg->arena_off, &ctl);
     if (rc != AOS_OK)
         return rc == AOS_ERR_NOT_LOCAL ? AOS_ERR_UNSUPPORTED : rc;
-    aos_portal_t *p = calloc(1, sizeof *p);
+    aos_portal_t *p = aos__handle_alloc(sizeof *p);
     if (p == NULL)
         return AOS_ERR_NO_MEMORY;
     *p = (aos_portal_t){.magic = PORTAL_MAGIC,
@@ -132,7 +133,7 @@ int aos_portal_close(aos_portal_t *p)
         return AOS_ERR_AGAIN;
     int rc = p->is_receiver ? aos_seg_destroy(p->seg) : aos_seg_detach(p->seg);
     p->magic = 0;
-    free(p);
+    aos__handle_free(p);
     return rc;
 }
 

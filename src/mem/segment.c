@@ -9,6 +9,7 @@
  * STATE). Either way the check is best effort: an access racing with the
  * destroy is a program error. */
 #include "mem/segment.h"
+#include "core/handle.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -115,7 +116,7 @@ static int publish(uint64_t key, uint64_t arena_off, uint64_t size, unsigned pro
     int slot = free_slot();
     if (slot < 0)
         return AOS_ERR_TOO_MANY;
-    aos_seg_t *s = calloc(1, sizeof *s);
+    aos_seg_t *s = aos__handle_alloc(sizeof *s);
     if (s == NULL)
         return AOS_ERR_NO_MEMORY;
     struct aos__seg_entry *e = &directory(aos__rt.me)[slot];
@@ -286,7 +287,7 @@ static int attach_remote(int owner, uint64_t key, aos_seg_t **seg)
             break;
         if (again.state != dir[i].state)
             continue; /* changed under us: destroyed, or another segment now */
-        aos_seg_t *s = malloc(sizeof *s);
+        aos_seg_t *s = aos__handle_alloc(sizeof *s);
         if (s == NULL) {
             rc = AOS_ERR_NO_MEMORY;
             break;
@@ -342,7 +343,7 @@ int aos__seg_attach_any(int owner, uint64_t key, aos_seg_t **seg)
         aos__fence_acquire();
         if (aos__load_relaxed(&dir[i].state) != state)
             continue;
-        aos_seg_t *s = malloc(sizeof *s);
+        aos_seg_t *s = aos__handle_alloc(sizeof *s);
         if (s == NULL)
             return AOS_ERR_NO_MEMORY;
         *s = tmp;
@@ -368,7 +369,7 @@ int aos_seg_detach(aos_seg_t *seg)
     if (seg->created)
         return AOS_ERR_INVALID; /* the owner destroys instead */
     seg->magic = 0;
-    free(seg);
+    aos__handle_free(seg);
     return AOS_OK;
 }
 
@@ -429,7 +430,7 @@ static void unpublish(aos_seg_t *s, struct aos__bell *bell)
         aos__range_free(&aos__rt.segspace, s->arena_off);
     }
     s->magic = 0;
-    free(s);
+    aos__handle_free(s);
 }
 
 int aos_seg_destroy(aos_seg_t *seg)

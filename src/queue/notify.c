@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arch/atomics.h"
+#include "core/handle.h"
 #include "arch/copy.h"
 #include "core/am.h"
 #include "core/event.h"
@@ -412,6 +413,8 @@ static int notified(int is_put, void *local, aos_seg_t *seg, size_t offset, size
         return rc;
     if (tag == AOS_ANY_TAG)
         return AOS_ERR_INVALID; /* the wildcard: no request could match it alone */
+    if (aos__event_bad(ev))
+        return AOS_ERR_INVALID;
     int target = seg->owner;
     char *base = aos__rt.peers[target].base;
     if (len != 0 && local == NULL)
@@ -497,7 +500,7 @@ int aos_notify_init(aos_seg_t *seg, int source, uint32_t tag, uint64_t expected,
         return AOS_ERR_PE;
     if (expected == 0)
         return AOS_ERR_SIZE;
-    aos_notify_req_t *r = calloc(1, sizeof *r);
+    aos_notify_req_t *r = aos__handle_alloc(sizeof *r);
     if (r == NULL)
         return AOS_ERR_NO_MEMORY;
     *r = (aos_notify_req_t){.magic = REQ_MAGIC,
@@ -598,6 +601,6 @@ int aos_notify_free(aos_notify_req_t *r)
     if (aos__load_acquire(&r->active)) /* pairs with remove_active's release */
         return AOS_ERR_AGAIN;
     r->magic = 0;
-    free(r);
+    aos__handle_free(r);
     return AOS_OK;
 }

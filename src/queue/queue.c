@@ -9,6 +9,7 @@
  * asynchronous dequeues) is guarded by consumer_lock. Progress only tries
  * the lock: a thread that holds it is completing the same requests. */
 #include "queue/queue.h"
+#include "core/handle.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -79,7 +80,7 @@ static int open_handle(aos_seg_t *seg, int is_owner, aos_queue_t **out)
     struct aos__queue_header *h = p;
     if (aos__load_acquire(&h->magic) != AOS__QUEUE_MAGIC) /* pairs with create's release */
         return AOS_ERR_PROTOCOL;
-    aos_queue_t *q = calloc(1, sizeof *q);
+    aos_queue_t *q = aos__handle_alloc(sizeof *q);
     if (q == NULL)
         return AOS_ERR_NO_MEMORY;
     *q = (aos_queue_t){.magic = AOS__QUEUE_HANDLE_MAGIC,
@@ -181,7 +182,7 @@ int aos_queue_detach(aos_queue_t *q)
         return AOS_ERR_INVALID;
     int rc = aos_seg_detach(q->seg);
     q->magic = 0;
-    free(q);
+    aos__handle_free(q);
     return rc;
 }
 
@@ -190,7 +191,7 @@ void aos__queue_destroy_reserved(aos_queue_t *q)
     /* Producers waiting for space wake, find it destroyed and leave. */
     aos__seg_destroy_waking(q->seg, &q->hdr->space);
     q->magic = 0;
-    free(q);
+    aos__handle_free(q);
 }
 
 int aos__queue_destroy_checked(aos_queue_t *q)
