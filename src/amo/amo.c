@@ -1,4 +1,5 @@
 /* Remote atomics: argument checks, then one transport operation. */
+#include "core/event.h"
 #include "core/runtime.h"
 #include "mem/memory.h"
 #include "mem/segment.h"
@@ -50,6 +51,8 @@ static int issue(int pe, uint64_t off, aos_amo_op_t op, aos_amo_type_t type, uin
         return aos__tp(pe)->amo(pe, off, op, width, operand, 0, NULL, NULL);
     if (result == NULL)
         return AOS_ERR_NULL;
+    if (aos__event_bad(ev))
+        return AOS_ERR_INVALID;
     return aos__tp(pe)->amo(pe, off, op, width, operand, compare, result, ev);
 }
 

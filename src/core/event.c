@@ -1,4 +1,5 @@
 #include "core/event.h"
+#include "core/handle.h"
 
 #include <stdlib.h>
 
@@ -17,7 +18,7 @@ int aos_event_create(aos_event_t **ev)
 {
     if (ev == NULL)
         return AOS_ERR_NULL;
-    aos_event_t *e = calloc(1, sizeof *e);
+    aos_event_t *e = aos__handle_alloc(sizeof *e);
     if (e == NULL)
         return AOS_ERR_NO_MEMORY;
     e->magic = AOS__EVENT_MAGIC;
@@ -33,7 +34,7 @@ int aos_event_destroy(aos_event_t *ev)
     if (!aos__event_is_complete(ev))
         return AOS_ERR_AGAIN;
     ev->magic = 0;
-    free(ev);
+    aos__handle_free(ev);
     return AOS_OK;
 }
 

@@ -60,6 +60,13 @@ static inline void aos__event_done_at_issue(aos_event_t *ev)
     }
 }
 
+/* An event argument that is neither NULL nor a live event (destroyed, or
+ * not an event at all): AOS_ERR_INVALID, before anything is issued. */
+static inline int aos__event_bad(const aos_event_t *ev)
+{
+    return ev != NULL && ev->magic != AOS__EVENT_MAGIC;
+}
+
 static inline int aos__event_is_complete(const aos_event_t *ev)
 {
     uint64_t done = aos__event_completed(ev);

@@ -32,7 +32,11 @@
  * a segment lives in it; the owner increments it on every change, so a stale
  * handle (a different state) is detected. The owner writes key/offset/size/
  * protocols only while the state is even and then publishes with a release
- * store of the odd state; attach reads state with acquire. */
+ * store of the odd state; attach reads state with acquire.
+ * `writers` counts the threads (of any PE) inside a guarded write into the
+ * segment (aos__seg_enter/leave: queue items, notified puts); destroy waits
+ * until it is 0 after making the state even, so nothing is written after.
+ * It lives here, in the header, because the segment's memory is reclaimed. */
 struct aos__seg_entry {
     uint64_t state;
     uint64_t key;
@@ -40,7 +44,8 @@ struct aos__seg_entry {
     uint64_t size;
     uint32_t protocols;
     uint32_t reserved0;
-    uint64_t reserved[3];
+    uint64_t writers;
+    uint64_t reserved[2];
 };
 _Static_assert(sizeof(struct aos__seg_entry) == AOS__LINE, "one entry per cache line");
 

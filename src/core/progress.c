@@ -1,3 +1,4 @@
+#include "arch/atomics.h"
 #include "core/runtime.h"
 #include "core/wait.h"
 #include "ipc/ipc.h"
@@ -11,7 +12,8 @@ void aos__progress(void)
         aos__rpc_serve();
         return;
     }
-    if (aos__rt.pending_requests != 0)
+    /* Relaxed: a hint; the queue rechecks its list under its lock. */
+    if (aos__load_relaxed(&aos__rt.pending_requests) != 0)
         aos__queue_progress();
     aos__notify_progress(); /* a load per lane in use when nothing waits */
     aos__rpc_progress();    /* likewise when no request is waiting */

@@ -8,6 +8,7 @@
 
 #include "arch/atomics.h"
 #include "core/event.h"
+#include "core/handle.h"
 #include "core/runtime.h"
 #include "core/wait.h"
 #include "ipc/ipc.h"
@@ -43,7 +44,7 @@ static int check_mbox(const aos_mbox_t *mb)
 
 static int new_handle(aos_queue_t *q, int is_owner, aos_mbox_t **out)
 {
-    aos_mbox_t *mb = calloc(1, sizeof *mb);
+    aos_mbox_t *mb = aos__handle_alloc(sizeof *mb);
     if (mb == NULL)
         return AOS_ERR_NO_MEMORY;
     *mb = (aos_mbox_t){.magic = MBOX_MAGIC, .is_owner = is_owner, .q = q};
@@ -100,7 +101,7 @@ int aos_mbox_close(aos_mbox_t *mb)
         rc = aos_queue_detach(mb->q);
     }
     mb->magic = 0;
-    free(mb);
+    aos__handle_free(mb);
     return rc;
 }
 

@@ -24,6 +24,7 @@
 
 #include "arch/atomics.h"
 #include "core/am.h"
+#include "core/handle.h"
 #include "core/event.h"
 #include "core/runtime.h"
 #include "core/wait.h"
@@ -175,7 +176,7 @@ static int new_handle(aos_seg_t *seg, int is_receiver, aos_portal_t **out)
         rc = remote_ctl(seg, (struct portal_ctl **)&ctl);
     if (rc != AOS_OK)
         return rc;
-    aos_portal_t *p = calloc(1, sizeof *p);
+    aos_portal_t *p = aos__handle_alloc(sizeof *p);
     if (p == NULL)
         return AOS_ERR_NO_MEMORY;
     *p = (aos_portal_t){.magic = PORTAL_MAGIC,
@@ -235,7 +236,7 @@ int aos_portal_close(aos_portal_t *p)
         return AOS_ERR_AGAIN;
     int rc = p->is_receiver ? aos_seg_destroy(p->seg) : aos_seg_detach(p->seg);
     p->magic = 0;
-    free(p);
+    aos__handle_free(p);
     return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arch/atomics.h"
+#include "core/handle.h"
 #include "core/runtime.h"
 #include "core/wait.h"
 #include "ipc/ipc.h"
@@ -58,7 +59,7 @@ static void free_sync(aos_sync_t *s)
     free(s->peer);
     free(s->pes);
     s->magic = 0;
-    free(s);
+    aos__handle_free(s);
 }
 
 int aos_sync_create(uint32_t port, const int *pes, int n, int root, aos_sync_t **out)
@@ -79,7 +80,7 @@ int aos_sync_create(uint32_t port, const int *pes, int n, int root, aos_sync_t *
     }
     if (!me_in || !root_in)
         return AOS_ERR_INVALID;
-    aos_sync_t *s = calloc(1, sizeof *s);
+    aos_sync_t *s = aos__handle_alloc(sizeof *s);
     if (s == NULL)
         return AOS_ERR_NO_MEMORY;
     *s = (aos_sync_t){.magic = SYNC_MAGIC,

@@ -9,14 +9,17 @@
  * STATE). Either way the check is best effort: an access racing with the
  * destroy is a program error. */
 #include "mem/segment.h"
+#include "core/handle.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "arch/atomics.h"
 #include "core/am.h"
+#include "core/wait.h"
 #include "mem/memory.h"
 
 /* The owner's handles by directory index, to release them at finalize. */
@@ -113,7 +116,7 @@ static int publish(uint64_t key, uint64_t arena_off, uint64_t size, unsigned pro
     int slot = free_slot();
     if (slot < 0)
         return AOS_ERR_TOO_MANY;
-    aos_seg_t *s = calloc(1, sizeof *s);
+    aos_seg_t *s = aos__handle_alloc(sizeof *s);
     if (s == NULL)
         return AOS_ERR_NO_MEMORY;
     struct aos__seg_entry *e = &directory(aos__rt.me)[slot];
@@ -135,6 +138,7 @@ static int publish(uint64_t key, uint64_t arena_off, uint64_t size, unsigned pro
                      .size = size,
                      .protocols = protocols,
                      .entry_state = &e->state,
+                     .entry_writers = &e->writers,
                      .remap = remap};
     owned[slot] = s;
     *out = s;
@@ -283,7 +287,7 @@ static int attach_remote(int owner, uint64_t key, aos_seg_t **seg)
             break;
         if (again.state != dir[i].state)
             continue; /* changed under us: destroyed, or another segment now */
-        aos_seg_t *s = malloc(sizeof *s);
+        aos_seg_t *s = aos__handle_alloc(sizeof *s);
         if (s == NULL) {
             rc = AOS_ERR_NO_MEMORY;
             break;
@@ -333,12 +337,13 @@ int aos__seg_attach_any(int owner, uint64_t key, aos_seg_t **seg)
                          .arena_off = aos__load_relaxed(&dir[i].offset),
                          .size = aos__load_relaxed(&dir[i].size),
                          .protocols = aos__load_relaxed(&dir[i].protocols),
-                         .entry_state = &dir[i].state};
+                         .entry_state = &dir[i].state,
+                         .entry_writers = &dir[i].writers};
         /* Seqlock check: fields are rewritten only after the state changes. */
         aos__fence_acquire();
         if (aos__load_relaxed(&dir[i].state) != state)
             continue;
-        aos_seg_t *s = malloc(sizeof *s);
+        aos_seg_t *s = aos__handle_alloc(sizeof *s);
         if (s == NULL)
             return AOS_ERR_NO_MEMORY;
         *s = tmp;
@@ -364,16 +369,49 @@ int aos_seg_detach(aos_seg_t *seg)
     if (seg->created)
         return AOS_ERR_INVALID; /* the owner destroys instead */
     seg->magic = 0;
-    free(seg);
+    aos__handle_free(seg);
     return AOS_OK;
 }
 
-static void unpublish(aos_seg_t *s)
+int aos__seg_enter(const aos_seg_t *seg)
+{
+    if (seg->entry_writers == NULL)
+        return AOS_OK;
+    /* Seq_cst, with the load below, against destroy's store of the state
+     * and load of writers (a Dekker pair): either destroy sees us inside and
+     * waits, or we see its state and stay out. */
+    aos__fetch_add_seq_cst(seg->entry_writers, 1);
+    if (aos__load_seq_cst(seg->entry_state) == seg->state)
+        return AOS_OK;
+    aos__fetch_sub_seq_cst(seg->entry_writers, 1);
+    return AOS_ERR_DESTROYED;
+}
+
+void aos__seg_leave(const aos_seg_t *seg)
+{
+    /* Release: our writes into the segment come before destroy's acquire
+     * load of writers, hence before the memory is reclaimed. */
+    if (seg->entry_writers != NULL)
+        __atomic_fetch_sub(seg->entry_writers, 1, __ATOMIC_RELEASE);
+}
+
+static void unpublish(aos_seg_t *s, struct aos__bell *bell)
 {
     struct aos__seg_entry *e = &directory(aos__rt.me)[s->index];
-    /* Release: an attacher that sees the even state finds no segment; the
-     * memory is reclaimed only after this store. */
-    aos__store_release(&e->state, s->state + 1);
+    /* Seq_cst: an attacher that sees the even state finds no segment (it
+     * is a release), and it pairs with aos__seg_enter (see there). */
+    aos__store_seq_cst(&e->state, s->state + 1);
+    if (bell != NULL) {
+        aos__fence_seq_cst(); /* the writer's half of the sleep protocol */
+        aos__bell_ring(bell, 0, UINT64_MAX, 1);
+    }
+    /* Guarded writers still inside finish first; they may wait on my
+     * progress (a full notification lane), so drive it meanwhile. Acquire:
+     * pairs with the release in aos__seg_leave. */
+    while (!aos__rt.finalizing && aos__load_acquire(&e->writers) != 0) {
+        aos__progress();
+        sched_yield();
+    }
     owned[s->index] = NULL;
     tell_other_nodes(s->index, s->state + 1);
     if (s->remap != NULL) {
@@ -392,7 +430,7 @@ static void unpublish(aos_seg_t *s)
         aos__range_free(&aos__rt.segspace, s->arena_off);
     }
     s->magic = 0;
-    free(s);
+    aos__handle_free(s);
 }
 
 int aos_seg_destroy(aos_seg_t *seg)
@@ -404,8 +442,13 @@ int aos_seg_destroy(aos_seg_t *seg)
     AOS__CHECK_INIT();
     if (!seg->created || seg->owner != aos__rt.me)
         return AOS_ERR_INVALID;
-    unpublish(seg);
+    unpublish(seg, NULL);
     return AOS_OK;
+}
+
+void aos__seg_destroy_waking(aos_seg_t *seg, struct aos__bell *bell)
+{
+    unpublish(seg, bell);
 }
 
 void aos__segments_start(void)
@@ -417,7 +460,7 @@ void aos__segments_stop(struct aos__runtime *rt)
 {
     for (int i = 0; i < AOS__MAX_SEGMENTS; i++)
         if (owned[i] != NULL)
-            unpublish(owned[i]);
+            unpublish(owned[i], NULL);
     if (mirror != NULL) {
         for (int pe = 0; pe < rt->npes; pe++)
             free(mirror[pe]);

@@ -19,6 +19,7 @@ struct aos_seg {
     uint64_t size;
     unsigned protocols;
     const uint64_t *entry_state; /* the owner's directory entry, read to spot destroy */
+    uint64_t *entry_writers;     /* its writers count; NULL off-node (no guard) */
     struct aos__remap *remap;    /* pages moved in by create_from, else NULL */
 };
 
@@ -58,5 +59,16 @@ static inline int aos__seg_access(const aos_seg_t *seg, size_t offset, size_t le
     *arena_off = seg->arena_off + offset;
     return AOS_OK;
 }
+
+/* A guarded write into seg's memory, for writes that may follow a wait
+ * (queue items, notified puts): between a successful enter and the leave,
+ * the owner's destroy waits, so nothing is written after it. AOS_ERR_DESTROYED
+ * once the owner has begun to destroy it (no leave then). Off-node handles
+ * are not guarded (their writes go through the network). */
+int aos__seg_enter(const aos_seg_t *seg);
+void aos__seg_leave(const aos_seg_t *seg);
+/* The owner's destroy, waking `bell` (its waiters re-check the segment and
+ * leave) once the segment is marked destroyed; NULL: no bell. */
+void aos__seg_destroy_waking(aos_seg_t *seg, struct aos__bell *bell);
 
 #endif

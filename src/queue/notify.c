@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arch/atomics.h"
+#include "core/handle.h"
 #include "arch/copy.h"
 #include "core/am.h"
 #include "core/event.h"
@@ -412,6 +413,8 @@ static int notified(int is_put, void *local, aos_seg_t *seg, size_t offset, size
         return rc;
     if (tag == AOS_ANY_TAG)
         return AOS_ERR_INVALID; /* the wildcard: no request could match it alone */
+    if (aos__event_bad(ev))
+        return AOS_ERR_INVALID;
     int target = seg->owner;
     char *base = aos__rt.peers[target].base;
     if (len != 0 && local == NULL)
@@ -433,10 +436,18 @@ static int notified(int is_put, void *local, aos_seg_t *seg, size_t offset, size
     rc = claim(target, &pos);
     if (rc != AOS_OK)
         return rc;
+    /* The claim may have waited: the owner may have destroyed the segment
+     * meanwhile, and must not find our data in memory it reclaimed. */
+    if (aos__seg_enter(seg) != AOS_OK) {
+        publish(target, pos, tag, VOID_SEGMENT, (uint32_t)seg->state, off, off);
+        return AOS_ERR_DESTROYED;
+    }
     if (len != 0 && is_put) {
         aos__copy(base + off, local, len);
+        aos__seg_leave(seg);
         publish(target, pos, tag, seg->index, (uint32_t)seg->state, off, off + len);
     } else {
+        aos__seg_leave(seg); /* a get writes nothing there */
         if (len != 0)
             rc = aos__get_at(local, target, off, len, NULL);
         /* A failed get still fills its slot, with a void body, so that the
@@ -489,7 +500,7 @@ int aos_notify_init(aos_seg_t *seg, int source, uint32_t tag, uint64_t expected,
         return AOS_ERR_PE;
     if (expected == 0)
         return AOS_ERR_SIZE;
-    aos_notify_req_t *r = calloc(1, sizeof *r);
+    aos_notify_req_t *r = aos__handle_alloc(sizeof *r);
     if (r == NULL)
         return AOS_ERR_NO_MEMORY;
     *r = (aos_notify_req_t){.magic = REQ_MAGIC,
@@ -590,6 +601,6 @@ int aos_notify_free(aos_notify_req_t *r)
     if (aos__load_acquire(&r->active)) /* pairs with remove_active's release */
         return AOS_ERR_AGAIN;
     r->magic = 0;
-    free(r);
+    aos__handle_free(r);
     return AOS_OK;
 }

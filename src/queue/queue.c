@@ -3,9 +3,16 @@
  * publishing an item is a release store that also wakes a sleeping owner,
  * and freeing a slot wakes one producer waiting for space on the queue's
  * own bell. Producers on other nodes send their items to the owner
- * (queue_net.c). */
+ * (queue_net.c).
+ *
+ * Threads: any of the owner's threads may dequeue and drive progress, so the
+ * consumer side (every owner handle's head, its head hint, the pending
+ * asynchronous dequeues) is guarded by consumer_lock. Progress only tries
+ * the lock: a thread that holds it is completing the same requests. */
 #include "queue/queue.h"
+#include "core/handle.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +35,8 @@ struct aos_queue {
     uint64_t slots_off;             /* arena offset of slot 0 (for waking) */
     uint64_t capacity;
     size_t item_size, slot_size;
-    uint64_t head;                  /* owner only: next position to consume */
+    uint64_t head;                  /* owner only: next position to consume; consumer_lock */
+    struct aos__queue_hint *hint;   /* owner only: kept at the head; consumer_lock */
     struct aos__queue_credits credits; /* an off-node producer's pushes in flight */
 };
 
@@ -40,6 +48,9 @@ struct pending {
     struct pending *next;
 };
 static struct pending *pending_head, **pending_tail = &pending_head;
+static pthread_mutex_t consumer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void progress_locked(void);
 
 static inline uint64_t *slot_seq(const aos_queue_t *q, uint64_t pos)
 {
@@ -71,7 +82,7 @@ static int open_remote(aos_seg_t *seg, aos_queue_t **out)
         return rc;
     if (h.magic != AOS__QUEUE_MAGIC) /* the get completed after create's release */
         return AOS_ERR_PROTOCOL;
-    aos_queue_t *q = calloc(1, sizeof *q);
+    aos_queue_t *q = aos__handle_alloc(sizeof *q);
     if (q == NULL)
         return AOS_ERR_NO_MEMORY;
     *q = (aos_queue_t){.magic = AOS__QUEUE_HANDLE_MAGIC,
@@ -96,7 +107,7 @@ static int open_handle(aos_seg_t *seg, int is_owner, aos_queue_t **out)
     struct aos__queue_header *h = p;
     if (aos__load_acquire(&h->magic) != AOS__QUEUE_MAGIC) /* pairs with create's release */
         return AOS_ERR_PROTOCOL;
-    aos_queue_t *q = calloc(1, sizeof *q);
+    aos_queue_t *q = aos__handle_alloc(sizeof *q);
     if (q == NULL)
         return AOS_ERR_NO_MEMORY;
     *q = (aos_queue_t){.magic = AOS__QUEUE_HANDLE_MAGIC,
@@ -202,7 +213,7 @@ int aos_queue_detach(aos_queue_t *q)
         (void)aos__queue_net_drain(&q->credits);
     int rc = aos_seg_detach(q->seg);
     q->magic = 0;
-    free(q);
+    aos__handle_free(q);
     return rc;
 }
 
@@ -210,9 +221,10 @@ void aos__queue_destroy_reserved(aos_queue_t *q)
 {
     if (aos__rt.net != NULL)
         aos__queue_net_disowned(q); /* pushes now get AOS_ERR_DESTROYED */
-    aos_seg_destroy(q->seg);
+    /* Producers waiting for space wake, find it destroyed and leave. */
+    aos__seg_destroy_waking(q->seg, &q->hdr->space);
     q->magic = 0;
-    free(q);
+    aos__handle_free(q);
 }
 
 int aos__queue_destroy_checked(aos_queue_t *q)
@@ -222,9 +234,14 @@ int aos__queue_destroy_checked(aos_queue_t *q)
         return rc;
     if (!q->is_owner)
         return AOS_ERR_INVALID;
-    for (struct pending *p = pending_head; p != NULL; p = p->next)
-        if (p->q == q)
+    pthread_mutex_lock(&consumer_lock);
+    for (struct pending *p = pending_head; p != NULL; p = p->next) {
+        if (p->q == q) {
+            pthread_mutex_unlock(&consumer_lock);
             return AOS_ERR_AGAIN; /* an asynchronous dequeue still waits on it */
+        }
+    }
+    pthread_mutex_unlock(&consumer_lock);
     aos__queue_destroy_reserved(q);
     return AOS_OK;
 }
@@ -236,10 +253,22 @@ int aos_queue_destroy(aos_queue_t *q)
     return aos__queue_destroy_checked(q);
 }
 
-void aos__queue_head_word(const aos_queue_t *q, const uint64_t **word, uint64_t *want)
+/* consumer_lock held. Relaxed: the hint's readers load it relaxed and only
+ * decide whether to try a dequeue, which checks again under the lock. */
+static void update_hint(aos_queue_t *q)
 {
-    *word = slot_seq(q, q->head);
-    *want = 2 * q->head + 1;
+    if (q->hint == NULL)
+        return;
+    aos__store_relaxed(&q->hint->word, (const uint64_t *)slot_seq(q, q->head));
+    aos__store_relaxed(&q->hint->want, 2 * q->head + 1);
+}
+
+void aos__queue_set_hint(aos_queue_t *q, struct aos__queue_hint *hint)
+{
+    pthread_mutex_lock(&consumer_lock);
+    q->hint = hint;
+    update_hint(q);
+    pthread_mutex_unlock(&consumer_lock);
 }
 
 struct aos__bell *aos__queue_own_bell(aos_queue_t *q)
@@ -327,8 +356,13 @@ int aos__queue_try_enqueue(aos_queue_t *q, const void *item)
         return rc;
     if (q->hdr == NULL)
         return push_remote(q, item, 0, NULL);
+    rc = aos__seg_enter(q->seg); /* nothing written once the owner destroys it */
+    if (rc != AOS_OK)
+        return rc;
     uint64_t full_pos;
-    return enqueue_once(q, item, &full_pos);
+    rc = enqueue_once(q, item, &full_pos);
+    aos__seg_leave(q->seg);
+    return rc;
 }
 
 int aos_try_enqueue(aos_queue_t *q, const void *item)
@@ -342,10 +376,14 @@ struct space_wait {
     uint64_t pos;
 };
 
-/* Slot `pos` is free again, or the queue has moved past it. */
+/* Slot `pos` is free again, or the queue has moved past it, or the owner
+ * destroyed it. */
 static int space_ready(const void *ctx)
 {
     const struct space_wait *w = ctx;
+    /* Relaxed: the destroy's bell ring orders it before our wake. */
+    if (aos__load_relaxed(w->q->seg->entry_state) != w->q->seg->state)
+        return 1;
     uint64_t s = aos__load_acquire(slot_seq(w->q, w->pos)); /* pairs with dequeue's release */
     return (int64_t)(s - 2 * w->pos) >= 0 ||
            aos__load_relaxed(&w->q->hdr->tail) != w->pos; /* relaxed: a hint to retry */
@@ -355,23 +393,37 @@ int aos_enqueue(aos_queue_t *q, const void *item)
 {
     aos__rpc_poll();
     int rc = check_item(q, item);
-    if (rc == AOS_OK && q->hdr == NULL) /* its wait for a credit serves */
+    if (rc != AOS_OK)
+        return rc;
+    if (q->hdr == NULL) /* its wait for a credit serves */
         return aos__queue_net_stream(q->owner, q->seg->arena_off, q->seg->key, item,
                                      q->item_size, &q->credits);
-    while (rc == AOS_OK) {
+    /* Inside the guard while waiting too: the bell we sleep on is in the
+     * queue's memory, which the owner's destroy reclaims only after we
+     * leave (it wakes us first). */
+    rc = aos__seg_enter(q->seg);
+    if (rc != AOS_OK)
+        return rc;
+    for (;;) {
         uint64_t full_pos;
         rc = enqueue_once(q, item, &full_pos);
         if (rc != AOS_ERR_AGAIN)
-            return rc;
+            break;
         /* Full: sleep on the queue's space bell until the owner frees a slot. */
         struct space_wait w = {q, full_pos};
         rc = aos__wait_bell(&q->hdr->space, space_ready, &w, AOS__FOREVER, AOS__WATCH_ALL);
+        if (rc == AOS_OK)
+            rc = check_queue(q); /* destroyed while we waited: AOS_ERR_DESTROYED */
+        if (rc != AOS_OK)
+            break;
     }
+    aos__seg_leave(q->seg);
     return rc;
 }
 
 /* ---- the owner ---------------------------------------------------------------- */
 
+/* consumer_lock held. */
 static int dequeue_once(aos_queue_t *q, void *item)
 {
     uint64_t pos = q->head;
@@ -380,7 +432,10 @@ static int dequeue_once(aos_queue_t *q, void *item)
     if (aos__load_acquire(seq) != 2 * pos + 1)
         return AOS_ERR_AGAIN;
     memcpy(item, seq + 1, q->item_size);
-    q->head = pos + 1;
+    /* Relaxed: written under consumer_lock; item_ready reads it unlocked
+     * only to choose what to wait for, and rechecks under the lock. */
+    aos__store_relaxed(&q->head, pos + 1);
+    update_hint(q);
     /* Release (a seq_cst exchange): the slot is free for position
      * pos + capacity only after the item was copied out. The exchange is
      * also the barrier before the sleeper check: wake one waiting producer,
@@ -408,18 +463,25 @@ int aos_try_dequeue(aos_queue_t *q, void *item)
     int rc = check_owner(q, item);
     if (rc != AOS_OK)
         return rc;
+    pthread_mutex_lock(&consumer_lock);
     if (pending_head != NULL)
-        aos__queue_progress(); /* earlier asynchronous dequeues come first */
-    for (struct pending *p = pending_head; p != NULL; p = p->next)
-        if (p->q == q)
+        progress_locked(); /* earlier asynchronous dequeues come first */
+    for (struct pending *p = pending_head; p != NULL; p = p->next) {
+        if (p->q == q) {
+            pthread_mutex_unlock(&consumer_lock);
             return AOS_ERR_AGAIN;
-    return dequeue_once(q, item);
+        }
+    }
+    rc = dequeue_once(q, item);
+    pthread_mutex_unlock(&consumer_lock);
+    return rc;
 }
 
 static int item_ready(const void *ctx)
 {
     const aos_queue_t *q = ctx;
-    return aos__load_acquire(slot_seq(q, q->head)) == 2 * q->head + 1; /* as dequeue_once */
+    uint64_t pos = aos__load_relaxed(&q->head); /* relaxed: see dequeue_once */
+    return aos__load_acquire(slot_seq(q, pos)) == 2 * pos + 1; /* as dequeue_once */
 }
 
 int aos_dequeue(aos_queue_t *q, void *item)
@@ -428,7 +490,7 @@ int aos_dequeue(aos_queue_t *q, void *item)
         int rc = aos_try_dequeue(q, item);
         if (rc != AOS_ERR_AGAIN)
             return rc;
-        uint64_t off = slot_seq_off(q, q->head);
+        uint64_t off = slot_seq_off(q, aos__load_relaxed(&q->head)); /* as item_ready */
         rc = aos__wait(item_ready, q, AOS__FOREVER, (struct aos__watch){off, off + 8});
         if (rc != AOS_OK)
             return rc;
@@ -449,14 +511,27 @@ int aos_dequeue_async(aos_queue_t *q, void *item, aos_event_t *ev)
         return AOS_ERR_NO_MEMORY;
     *p = (struct pending){.q = q, .item = item, .ev = ev};
     aos__event_post(ev);
+    pthread_mutex_lock(&consumer_lock);
     *pending_tail = p;
     pending_tail = &p->next;
-    aos__rt.pending_requests++;
-    aos__queue_progress();
+    /* Relaxed: a hint for aos__progress, read unlocked; the list is what
+     * counts, under the lock. */
+    aos__store_relaxed(&aos__rt.pending_requests, aos__rt.pending_requests + 1);
+    progress_locked();
+    pthread_mutex_unlock(&consumer_lock);
     return AOS_OK;
 }
 
 void aos__queue_progress(void)
+{
+    if (pthread_mutex_trylock(&consumer_lock) != 0)
+        return; /* another thread holds it, completing these requests */
+    progress_locked();
+    pthread_mutex_unlock(&consumer_lock);
+}
+
+/* consumer_lock held. */
+static void progress_locked(void)
 {
     /* In issue order: a request completes only after the ones before it on
      * the same queue, so items land in the buffers in order. */
@@ -470,8 +545,9 @@ void aos__queue_progress(void)
             *pp = p->next;
             if (pending_tail == &p->next)
                 pending_tail = pp;
-            aos__rt.pending_requests--;
-            aos__event_complete(p->ev);
+            aos__store_relaxed(&aos__rt.pending_requests, aos__rt.pending_requests - 1);
+            /* Any thread's progress gets here, maybe not the event's. */
+            aos__event_complete_async(p->ev);
             free(p);
             continue;
         }

@@ -72,9 +72,17 @@ void aos__notify_progress(void);
  * producers that run inside progress (pending RPC calls, mailbox writes),
  * where serving could re-enter the list being walked. */
 int aos__queue_try_enqueue(aos_queue_t *q, const void *item);
-/* The slot word that holds `want` when an item waits at the head of q
- * (owner only; valid until the next dequeue). */
-void aos__queue_head_word(const aos_queue_t *q, const uint64_t **word, uint64_t *want);
+/* Where the next item of an owner's queue appears: *word holds want once
+ * an item waits at the head. Every dequeue updates it (under the queue's
+ * consumer lock); others read both fields relaxed, as a hint for whether a
+ * dequeue is worth trying, since a reader racing a dequeue may see one
+ * field new and the other old. */
+struct aos__queue_hint {
+    const uint64_t *word;
+    uint64_t want;
+};
+/* From now on every dequeue from q keeps *hint at q's head (owner only). */
+void aos__queue_set_hint(aos_queue_t *q, struct aos__queue_hint *hint);
 
 /* Queues across nodes (queue_net.c). An off-node producer's handle has no
  * mapping; its items go to the owner in messages and wait for the answer

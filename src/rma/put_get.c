@@ -56,6 +56,8 @@ static int block_self_overlap(int pe, uint64_t remote_off, const void *local,
 
 int aos__put_at(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
 {
+    if (aos__event_bad(ev))
+        return AOS_ERR_INVALID;
     int rc = aos__check_self_overlap(pe, off, src, len);
     if (rc != AOS_OK)
         return rc;
@@ -64,6 +66,8 @@ int aos__put_at(int pe, uint64_t off, const void *src, size_t len, aos_event_t *
 
 int aos__get_at(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
 {
+    if (aos__event_bad(ev))
+        return AOS_ERR_INVALID;
     int rc = aos__check_self_overlap(pe, off, dst, len);
     if (rc != AOS_OK)
         return rc;
@@ -74,7 +78,7 @@ int aos__get_at(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
  * like any other (aos_event_count sees every operation issued). */
 static int empty_done(aos_event_t *ev)
 {
-    if (ev != NULL && ev->magic != AOS__EVENT_MAGIC)
+    if (aos__event_bad(ev))
         return AOS_ERR_INVALID;
     aos__event_done_at_issue(ev);
     return AOS_OK;
@@ -152,7 +156,7 @@ static __attribute__((noinline)) int getmem_checked(int pe, void *dst, const voi
 int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
 {
     uint64_t off;
-    if (sym_fast(pe, dest, src, len, &off)) {
+    if (sym_fast(pe, dest, src, len, &off) && !aos__event_bad(ev)) {
         if (ev == NULL) /* a blocking put serves waiting RPCs; streaming ones do not */
             aos__rpc_poll();
         return aos__tp(pe)->put(pe, off, src, len, ev);
@@ -163,7 +167,7 @@ int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
 int aos_getmem(int pe, void *dst, const void *src, size_t len, aos_event_t *ev)
 {
     uint64_t off;
-    if (sym_fast(pe, src, dst, len, &off))
+    if (sym_fast(pe, src, dst, len, &off) && !aos__event_bad(ev))
         return aos__tp(pe)->get(dst, pe, off, len, ev);
     return getmem_checked(pe, dst, src, len, ev);
 }
@@ -194,6 +198,8 @@ static int plan_block(const aos_block_t *b, int remote_written, const void *loca
 static int do_block(int put, int pe, uint64_t off, void *local, const aos_block_t *b,
                     const struct block_plan *p, aos_event_t *ev)
 {
+    if (aos__event_bad(ev))
+        return AOS_ERR_INVALID;
     if (p->remote_extent == 0)
         return AOS_OK;
     int rc = block_self_overlap(pe, off, local, b, p->local_extent, p->remote_extent);

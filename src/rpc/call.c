@@ -117,8 +117,8 @@ static void sent(int pe, int i)
         (aos__rpc_peer_area(pe, &a) != AOS_OK || !aos__load_relaxed(&a->served_by_thread)))
         aos__bell_ring(&aos__rt.peers[pe].header->bell, 0, UINT64_MAX, 1);
     R.stats.sent++;
-    if (R.calls[i].ev != NULL)
-        R.events_pending++;
+    if (R.calls[i].ev != NULL) /* relaxed: see aos__rpc_call_progress */
+        aos__store_relaxed(&R.events_pending, R.events_pending + 1);
 }
 
 /* Queues call i at pe without waiting: AOS_ERR_AGAIN when pe's queue is
@@ -171,7 +171,7 @@ static int append_pending(int pe, aos_rpc_id_t id, const void *args, size_t args
     if (args_len != 0)
         memcpy(p->args, args, args_len);
     if (R.pending_tail == NULL)
-        R.pending_head = p;
+        aos__store_relaxed(&R.pending_head, p); /* relaxed: see aos__rpc_call_progress */
     else
         R.pending_tail->next = p;
     R.pending_tail = p;
@@ -206,9 +206,9 @@ static void push_pending(void)
         if (rc != AOS_OK) { /* the target is gone (finalized): complete it empty */
             if (p->reply_len != NULL)
                 *p->reply_len = 0;
-            aos__event_complete(p->ev);
+            aos__event_complete_async(p->ev); /* maybe not the event's thread */
         }
-        *link = p->next;
+        aos__store_relaxed(link, p->next); /* link may be &R.pending_head */
         if (R.pending_tail == p)
             R.pending_tail = prev;
         R.pending_to[p->pe]--;
@@ -225,15 +225,18 @@ static void collect(void)
             continue;
         aos_event_t *ev = c->ev;
         (void)finish(i); /* a refused call with an event has already been checked */
-        R.events_pending--;
-        aos__event_complete(ev);
+        aos__store_relaxed(&R.events_pending, R.events_pending - 1);
+        aos__event_complete_async(ev); /* any thread's progress collects */
     }
 }
 
 void aos__rpc_call_progress(void)
 {
-    if (!R.threaded && R.pending_head == NULL && R.events_pending == 0)
-        return; /* the common case, without a progress thread: two loads */
+    /* The common case: two loads. Relaxed: hints written under calls_lock
+     * by this PE's threads; a thread that misses a change made by another
+     * leaves the work to that thread's own waits or to a later poll. */
+    if (aos__load_relaxed(&R.pending_head) == NULL && aos__load_relaxed(&R.events_pending) == 0)
+        return;
     aos__rpc_lock_calls();
     if (R.pending_head != NULL)
         push_pending();

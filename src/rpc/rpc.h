@@ -11,12 +11,12 @@
  * the record's `done` word with release, which wakes the caller (serve.c).
  *
  * Threads: with AOS_PROGRESS_THREAD=1 a second thread serves RPCs
- * (core/progress_thread.c), and it alone: the program's waits do not, so
- * the queue has one consumer and needs no lock (a handler's nested waits
- * serve on the same thread). `calls_lock` guards the caller side (records,
- * pending sends, counters) and the lazily attached peer handles, since
- * handlers on the thread make calls too. Without the thread it is not
- * taken. */
+ * (core/progress_thread.c), and it alone: the program's waits do not (a
+ * handler's nested waits serve on the same thread). Without it, any of
+ * the program's threads that waits serves, the queue's consumer lock
+ * keeping their dequeues apart. `calls_lock` guards the caller side
+ * (records, pending sends, counters) and the lazily attached peer handles,
+ * since any thread, and handlers, make calls. */
 #ifndef AOS_RPC_H
 #define AOS_RPC_H
 
@@ -27,6 +27,7 @@
 #include "aos.h"
 #include "arch/atomics.h"
 #include "core/layout.h"
+#include "queue/queue.h"
 
 #define AOS__RPC_RECORDS 64
 
@@ -93,8 +94,8 @@ struct aos__rpc_state {
     aos_seg_t *area_seg;
     struct aos__rpc_area *area;         /* my area, mapped */
     struct aos__bell *thread_bell;      /* my queue's own bell: the progress thread's */
-    const uint64_t *head_word;          /* == head_want when a request waits; NULL with */
-    uint64_t head_want;                 /*   a progress thread (it alone serves) */
+    struct aos__queue_hint head;        /* my queue's head; word NULL with a progress
+                                           thread (it alone serves) */
     aos_seg_t **peer_areas;             /* attached lazily; calls_lock */
     aos_queue_t **peer_queues;          /* attached lazily; calls_lock */
     aos_rpc_handler_t fn[AOS_RPC_MAX_HANDLERS];
@@ -103,15 +104,15 @@ struct aos__rpc_state {
     /* Caller side (calls_lock). */
     struct aos__rpc_call calls[AOS__RPC_RECORDS];
     uint64_t next_seq;
-    size_t events_pending;              /* queued calls with an event */
-    struct aos__rpc_pending *pending_head, *pending_tail;
+    size_t events_pending;              /* queued calls with an event; read unlocked */
+    struct aos__rpc_pending *pending_head, *pending_tail; /* head read unlocked */
     uint32_t *pending_to;               /* per PE: pending sends to it */
     uint64_t *blocked_pass;             /* per PE: last push pass it refused */
     uint64_t pass;
 
-    int threaded;                       /* a progress thread exists: take the locks */
+    int threaded;                       /* a progress thread exists and alone serves */
     pthread_mutex_t calls_lock;
-    aos_rpc_stats_t stats;              /* sent/fallback: calls_lock; served: relaxed */
+    aos_rpc_stats_t stats;              /* sent/fallback: calls_lock; served: atomic */
 };
 
 extern struct aos__rpc_state aos__rpc;
@@ -130,9 +131,9 @@ void aos__rpc_serve(void);
  * enqueues) call it first. */
 static inline void aos__rpc_poll(void)
 {
-    const uint64_t *w = aos__rpc.head_word;
-    /* Relaxed: a hint; the dequeue checks again with acquire. */
-    if (w != NULL && aos__load_relaxed(w) == aos__rpc.head_want)
+    /* Relaxed: a hint (queue.h); the dequeue checks again with acquire. */
+    const uint64_t *w = aos__load_relaxed(&aos__rpc.head.word);
+    if (w != NULL && aos__load_relaxed(w) == aos__load_relaxed(&aos__rpc.head.want))
         aos__rpc_serve();
 }
 /* Checks request q against my table and runs its handler over args, the

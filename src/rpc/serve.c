@@ -42,8 +42,7 @@ static void free_state(void)
         R.pending_head = p->next;
         free(p);
     }
-    if (R.threaded)
-        pthread_mutex_destroy(&R.calls_lock);
+    pthread_mutex_destroy(&R.calls_lock);
     memset(&R, 0, sizeof R);
 }
 
@@ -54,14 +53,12 @@ int aos__rpc_start(void)
     R.peer_areas = calloc(npes, sizeof *R.peer_areas);
     R.pending_to = calloc(npes, sizeof *R.pending_to);
     R.blocked_pass = calloc(npes, sizeof *R.blocked_pass);
+    pthread_mutex_init(&R.calls_lock, NULL);
     int rc = AOS_ERR_NO_MEMORY;
     if (R.peer_queues == NULL || R.peer_areas == NULL || R.pending_to == NULL ||
         R.blocked_pass == NULL)
         goto fail_arrays;
-    if (aos__rt.cfg.progress_thread) {
-        pthread_mutex_init(&R.calls_lock, NULL);
-        R.threaded = 1;
-    }
+    R.threaded = (int)aos__rt.cfg.progress_thread;
     rc = aos__queue_create_reserved(AOS__RPC_QUEUE_KEY, sizeof(struct aos__rpc_request),
                                     aos__rt.cfg.rpc_queue_depth, &R.queue);
     if (rc != AOS_OK) {
@@ -91,7 +88,7 @@ int aos__rpc_start(void)
     if (R.threaded)
         R.thread_bell = aos__queue_own_bell(R.queue);
     else
-        aos__queue_head_word(R.queue, &R.head_word, &R.head_want);
+        aos__queue_set_hint(R.queue, &R.head);
     return AOS_OK;
 
 fail_area:
@@ -123,14 +120,12 @@ void aos__rpc_stop(void)
 
 void aos__rpc_lock_calls(void)
 {
-    if (R.threaded)
-        pthread_mutex_lock(&R.calls_lock);
+    pthread_mutex_lock(&R.calls_lock);
 }
 
 void aos__rpc_unlock_calls(void)
 {
-    if (R.threaded)
-        pthread_mutex_unlock(&R.calls_lock);
+    pthread_mutex_unlock(&R.calls_lock);
 }
 
 int aos_rpc_register(const char *name, aos_rpc_handler_t fn, unsigned flags, aos_rpc_id_t *id)
@@ -201,9 +196,8 @@ int32_t aos__rpc_run_request(const struct aos__rpc_request *q, const void *args,
         return AOS_ERR_RPC_MISMATCH;
     aos_rpc_info_t info = {.caller = (int)q->caller, .home = aos__rt.me, .at_caller = 0};
     *len = (uint32_t)aos__rpc_run_handler(q->id, &info, args, q->args_len, reply, q->reply_cap);
-    /* Relaxed: one thread serves (the progress thread when there is one),
-     * so this has one writer; readers only need a recent value. */
-    aos__store_relaxed(&R.stats.served, aos__load_relaxed(&R.stats.served) + 1);
+    /* Relaxed: a count; readers only need a recent value. */
+    aos__fetch_add_relaxed(&R.stats.served, 1);
     aos__handlers_run_here++;
     return AOS_OK;
 }
@@ -230,16 +224,14 @@ static void serve_one(const struct aos__rpc_request *q)
 void aos__rpc_serve(void)
 {
     /* With a progress thread, it alone serves: the program's waits leave
-     * the queue to it (no lock, no two threads polling one queue), and its
-     * own nested waits serve on the same thread. */
+     * the queue to it, and its own nested waits serve on the same thread.
+     * Without, every waiting thread may serve; the queue's consumer lock
+     * hands each request to one of them. */
     if (depth >= MAX_DEPTH || (R.threaded && !aos__in_progress_thread))
         return;
     struct aos__rpc_request q;
-    while (aos_try_dequeue(R.queue, &q) == AOS_OK) {
-        if (!R.threaded) /* before the handler: a nested poll must see the next slot */
-            aos__queue_head_word(R.queue, &R.head_word, &R.head_want);
+    while (aos_try_dequeue(R.queue, &q) == AOS_OK) /* it moves the hint on */
         serve_one(&q);
-    }
 }
 
 void aos__rpc_progress(void)

@@ -11,6 +11,7 @@
  * flushed (one fence for all of them) at quiet, fence, event wait/test and
  * before this PE itself waits. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,9 +28,12 @@
 #include "transport/shm/shm.h"
 
 /* Writes with an event not yet checked for sleepers: per peer, the arena
- * range they covered; wake_list holds the marked peers. Per thread, since a
- * progress thread's handlers write too; initial-exec keeps the access one
- * instruction in the put path (no __tls_get_addr call). */
+ * range they covered; wake_list holds the marked peers. Per thread, since
+ * any of the program's threads (and the progress thread's handlers) write;
+ * initial-exec keeps the access one instruction in the put path (no
+ * __tls_get_addr call). A thread's lists are created at its first deferred
+ * wake (wake_later) and released at its exit by the key's destructor, or by
+ * shm_stop on the thread that finalizes. */
 struct dirty {
     uint64_t lo, hi; /* lo == hi: clean */
 };
@@ -37,6 +41,10 @@ struct dirty {
 AOS__TLS struct dirty *dirty;
 AOS__TLS int *wake_list;
 AOS__TLS int wake_count;
+
+static pthread_key_t lists_key;
+static pthread_once_t lists_once = PTHREAD_ONCE_INIT;
+static void flush_wakes(void);
 
 static inline char *peer_addr(int pe, uint64_t off)
 {
@@ -57,8 +65,14 @@ static inline void wake_now(int pe, uint64_t lo, uint64_t hi)
     ring_doorbell(pe, lo, hi);
 }
 
+static int lists_create(void);
+
 static inline void wake_later(int pe, uint64_t lo, uint64_t hi)
 {
+    if (__builtin_expect(dirty == NULL, 0) && lists_create() != AOS_OK) {
+        wake_now(pe, lo, hi); /* no memory for the lists: wake at once instead */
+        return;
+    }
     struct dirty *d = &dirty[pe];
     if (d->lo == d->hi) {
         d->lo = lo;
@@ -266,28 +280,56 @@ static int shm_local_ptr(int pe, uint64_t off, void **ptr)
     return AOS_OK;
 }
 
-/* The calling thread's wake lists. */
+/* The calling thread's wake lists: one block, dirty[npes] then
+ * wake_list[npes]. The PE count never changes while a thread lives (a
+ * launched job cannot start again; a second start alone has 1 PE again), so
+ * lists made under one aos_init stay the right size. */
+static void lists_release(void *block)
+{
+    /* A thread ending while aos runs: its marked peers may be asleep. */
+    if (aos__rt.initialized && block == dirty)
+        flush_wakes();
+    free(block);
+    dirty = NULL;
+    wake_list = NULL;
+    wake_count = 0;
+}
+
+static void make_lists_key(void)
+{
+    /* Never deleted: threads may outlive aos_finalize and still own lists. */
+    if (pthread_key_create(&lists_key, lists_release) != 0)
+        abort(); /* only at PTHREAD_KEYS_MAX keys: nothing could work */
+}
+
+static __attribute__((noinline)) int lists_create(void)
+{
+    size_t n = (size_t)aos__rt.npes;
+    pthread_once(&lists_once, make_lists_key);
+    char *block = calloc(1, n * (sizeof *dirty + sizeof *wake_list));
+    if (block == NULL)
+        return AOS_ERR_NO_MEMORY;
+    if (pthread_setspecific(lists_key, block) != 0) {
+        free(block);
+        return AOS_ERR_NO_MEMORY;
+    }
+    dirty = (struct dirty *)(void *)block;
+    wake_list = (int *)(void *)(block + n * sizeof *dirty);
+    wake_count = 0;
+    return AOS_OK;
+}
+
 static int shm_thread_start(void)
 {
-    dirty = calloc((size_t)aos__rt.npes, sizeof *dirty);
-    wake_list = calloc((size_t)aos__rt.npes, sizeof *wake_list);
-    if (dirty != NULL && wake_list != NULL)
-        return AOS_OK;
-    free(wake_list);
-    free(dirty);
-    wake_list = NULL;
-    dirty = NULL;
-    return AOS_ERR_NO_MEMORY;
+    return dirty != NULL ? AOS_OK : lists_create();
 }
 
 static void shm_thread_stop(void)
 {
-    flush_wakes();
-    free(wake_list);
-    free(dirty);
-    wake_list = NULL;
-    dirty = NULL;
-    wake_count = 0;
+    if (dirty == NULL)
+        return;
+    (void)pthread_setspecific(lists_key, NULL); /* released here, not again at exit */
+    lists_release(dirty);
 }
 
 static int shm_start(struct aos__runtime *rt)
