@@ -12,7 +12,7 @@ static int me, npes;
 static void teams(void)
 {
     CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && shmem_team_n_pes(SHMEM_TEAM_WORLD) == npes);
-    CHECK(shmem_team_n_pes(SHMEM_TEAM_SHARED) == npes); /* one node */
+    CHECK(shmem_team_n_pes(SHMEM_TEAM_SHARED) == test_node_pes(me, npes)); /* my node's */
     CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1);
     shmem_team_config_t cfg = {.num_contexts = 3}, got = {0};
     shmem_team_t odd = SHMEM_TEAM_INVALID, x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;

@@ -190,6 +190,8 @@ static void amo_done(void *request, ucs_status_t st, void *user_data)
         memcpy(c->result, &c->reply, c->width); /* little-endian: the low bytes */
     aos__event_complete_async(c->ev);
     free(c);
+    /* Release: quiet's acquire of the count sees the result written. */
+    (void)aos__fetch_sub_release(&U.amos_in_flight, 1);
 }
 
 /* UCP's opcode for op; SET, CLEAR and READ become swaps and adds. */
@@ -246,7 +248,11 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
         aos__event_post(ev);
         aos__store_release(&c->issued, 1); /* pairs with the acquire in amo_done */
     }
+    if (ev != NULL) /* relaxed: counted before it can complete; quiet waits for 0 */
+        (void)aos__fetch_add_relaxed(&U.amos_in_flight, 1);
     ucs_status_ptr_t req = ucp_atomic_op_nbx(U.peers[pe].ep, uop, &c->operand, 1, raddr, rk, &rp);
+    if (ev != NULL && (req == NULL || UCS_PTR_IS_ERR(req)))
+        (void)aos__fetch_sub_release(&U.amos_in_flight, 1); /* no callback comes */
     if (ev != NULL && !UCS_PTR_IS_ERR(req)) {
         if (req == NULL) { /* done at once: no callback comes */
             if (result != NULL)
@@ -298,6 +304,15 @@ int aos__ucx_quiet(void)
             if (rc == AOS_OK)
                 rc = frc;
         }
+    }
+    /* Atomics with events: their results are written when their replies
+     * are handled, which a flush does not wait for. */
+    unsigned idle = 0;
+    while (aos__load_acquire(&U.amos_in_flight) != 0) { /* pairs with amo_done */
+        if (ucp_worker_progress(U.worker) != 0)
+            idle = 0;
+        else if (++idle >= 64)
+            sched_yield();
     }
     aos__ucx_settle(1);
     return rc;

@@ -55,6 +55,7 @@ struct aos__ucx {
     size_t granules;
     pthread_mutex_t expose_lock;   /* registering my granules */
     pthread_mutex_t key_lock;      /* unpacking peers' granule keys */
+    uint32_t amos_in_flight;       /* atomics with events not yet completed (atomic) */
 };
 
 extern struct aos__ucx aos__ucx;
