@@ -111,13 +111,21 @@ static struct portal_ctl *mirror_of(int receiver, uint64_t ctl_off)
     return m != NULL ? &m->ctl : NULL;
 }
 
-/* Stores a permission as the receiver's own stores would land. */
+/* Stores a permission as the receiver's own stores would land; never an
+ * older one over a newer (a get's reply and a grant message may arrive in
+ * either order). */
 static void mirror_grant(struct portal_ctl *c, uint64_t grant, uint64_t buf_off, uint64_t cap)
 {
-    /* Relaxed: published by the release of grant, as at the receiver. */
-    aos__store_relaxed(&c->buf_off, buf_off);
-    aos__store_relaxed(&c->cap, cap);
-    aos__store_release(&c->grant, grant); /* pairs with the acquire in permitted() */
+    pthread_mutex_lock(&mirrors_lock);
+    /* Relaxed: writers hold the lock. */
+    int older = grant >> SENDER_BITS < aos__load_relaxed(&c->grant) >> SENDER_BITS;
+    if (!older) {
+        /* Relaxed: published by the release of grant, as at the receiver. */
+        aos__store_relaxed(&c->buf_off, buf_off);
+        aos__store_relaxed(&c->cap, cap);
+        aos__store_release(&c->grant, grant); /* pairs with the acquire in permitted() */
+    }
+    pthread_mutex_unlock(&mirrors_lock);
 }
 
 static void on_grant(int src, const void *payload, size_t len)
@@ -151,8 +159,8 @@ void aos__portal_stop(void)
 }
 
 /* A sender's view of a receiver on another node: its mirror, brought up
- * to date by one get of the receiver's control block (a grant message of
- * an earlier portal at that place may have left it stale). */
+ * to date by one get of the receiver's control block (a grant may have
+ * come before the open, or be on its way). */
 static int remote_ctl(aos_seg_t *seg, struct portal_ctl **out)
 {
     struct portal_ctl *c = mirror_of(seg->owner, seg->arena_off);

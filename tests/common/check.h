@@ -58,19 +58,6 @@ static inline size_t pattern_check(const void *buf, size_t len, unsigned seed)
     return len;
 }
 
-/* The PEs of one node: AOS_NODE_SIZE consecutive PEs when the test runs
- * split into pseudo-nodes (the off-node variants), else all of them. */
-static inline int test_node_size(int npes)
-{
-    const char *s = getenv("AOS_NODE_SIZE");
-    int k = s != NULL ? atoi(s) : 0;
-    return k > 0 && k < npes ? k : npes;
-}
-
-static inline int test_same_node(int a, int b, int npes)
-{
-    int k = test_node_size(npes);
-    return a / k == b / k;
-}
+#include "nodes.h"
 
 #endif

@@ -17,26 +17,6 @@
         }                                                                                  \
     } while (0)
 
-/* The PEs of a's node under AOS_NODE_SIZE pseudo-nodes (tests/CMakeLists.txt):
- * nodes of k consecutive PEs; unset, one node. */
-static inline int test_node_size(int npes)
-{
-    const char *s = getenv("AOS_NODE_SIZE");
-    int k = s != NULL ? atoi(s) : 0;
-    return k > 0 && k < npes ? k : npes;
-}
-
-static inline int test_same_node(int a, int b, int npes)
-{
-    int k = test_node_size(npes);
-    return a / k == b / k;
-}
-
-/* How many PEs share a's node. */
-static inline int test_node_pes(int a, int npes)
-{
-    int k = test_node_size(npes), first = a / k * k;
-    return npes - first < k ? npes - first : k;
-}
+#include "../common/nodes.h"
 
 #endif
