@@ -100,8 +100,7 @@ static struct portal_ctl *mirror_of(int receiver, uint64_t ctl_off)
     struct mirror *m = mirrors;
     while (m != NULL && (m->receiver != receiver || m->ctl_off != ctl_off))
         m = m->next;
-    if (m == NULL && (m = aligned_alloc(AOS__LINE, sizeof *m)) != NULL) {
-        memset(m, 0, sizeof *m);
+    if (m == NULL && (m = calloc(1, sizeof *m)) != NULL) {
         m->receiver = receiver;
         m->ctl_off = ctl_off;
         m->next = mirrors;
