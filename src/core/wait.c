@@ -51,6 +51,11 @@ void aos__bell_ring(struct aos__bell *b, uint64_t lo, uint64_t hi, int wake_all)
         aos__futex_wake_one(&b->doorbell);
 }
 
+void aos__bell_ring_mine(void)
+{
+    aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+}
+
 /* Spinning checks what it waits for this many times per CPU pause, and
  * drives progress (deferred wakes, RPCs, notification lanes: other PEs'
  * lines) once per pause, as often in time as when it paused before every

@@ -33,6 +33,9 @@ int aos__wait_arena_word(uint64_t off, uint64_t value);
  * wakes the bell's sleepers if they watch that range (all of them, or one
  * when any one of them can use what was written). */
 void aos__bell_ring(struct aos__bell *bell, uint64_t lo, uint64_t hi, int wake_all);
+/* The same on my own bell, for every sleeper whatever it watches: what a
+ * message handler uses, its write possibly ending any wait of this PE. */
+void aos__bell_ring_mine(void);
 
 /* Drives everything that completes in the background: the transport's
  * deferred work and pending requests such as asynchronous dequeues. Called

@@ -138,7 +138,7 @@ static void on_grant(int src, const void *payload, size_t len)
         return;
     mirror_grant(c, g.grant, g.buf_off, g.cap);
     aos__fence_seq_cst(); /* the writer's half of the sleep protocol (core/wait.c) */
-    aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+    aos__bell_ring_mine();
 }
 
 void aos__portal_start(void)

@@ -363,7 +363,7 @@ static void on_note(int src, const void *payload, size_t len)
      * barrier it orders the sleeper check after the slot's stores. */
     (void)aos__exchange_seq_cst(&slot->pub, m.pub);
     aos__fence_after_rmw();
-    aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+    aos__bell_ring_mine();
 }
 
 /* notified() for a target on another node: the data by the transport, then

@@ -98,11 +98,11 @@ static void send_answers(struct answers *a)
     }
 }
 
-/* Whether an item of p's queue was parked before p (p waits behind it). */
-static int parked_behind(const struct parked *p)
+/* Whether an item of q is parked ahead of `stop` (NULL: anywhere). */
+static int parked_ahead(const aos_queue_t *q, const struct parked *stop)
 {
-    for (const struct parked *e = parked_head; e != p; e = e->next)
-        if (e->q == p->q)
+    for (const struct parked *e = parked_head; e != stop; e = e->next)
+        if (e->q == q)
             return 1;
     return 0;
 }
@@ -114,7 +114,7 @@ static void retry_locked(struct answers *done)
     struct parked **link = &parked_head;
     while (*link != NULL) {
         struct parked *p = *link;
-        int rc = parked_behind(p) ? AOS_ERR_AGAIN : aos__queue_try_enqueue(p->q, p->item);
+        int rc = parked_ahead(p->q, p) ? AOS_ERR_AGAIN : aos__queue_try_enqueue(p->q, p->item);
         if (rc == AOS_ERR_AGAIN) {
             link = &p->next;
             continue;
@@ -139,14 +139,6 @@ void aos__queue_net_retry(void)
     send_answers(&done);
 }
 
-static int has_parked(const aos_queue_t *q)
-{
-    for (struct parked *p = parked_head; p != NULL; p = p->next)
-        if (p->q == q)
-            return 1;
-    return 0;
-}
-
 #define PARKED 1 /* deliver_locked: the item waits for a slot */
 
 /* Puts item into my queue q now, or parks it when q is full (or has parked
@@ -154,7 +146,7 @@ static int has_parked(const aos_queue_t *q)
 static int deliver_locked(aos_queue_t *q, const void *item, size_t len, int wait, int src,
                           uint64_t token)
 {
-    int rc = has_parked(q) ? AOS_ERR_AGAIN : aos__queue_try_enqueue(q, item);
+    int rc = parked_ahead(q, NULL) ? AOS_ERR_AGAIN : aos__queue_try_enqueue(q, item);
     if (rc != AOS_ERR_AGAIN || !wait)
         return rc;
     struct parked *p = malloc(sizeof *p + len);
@@ -273,7 +265,7 @@ static void on_done(int src, const void *payload, size_t len)
          * the acquire in credit_free), and orders the sleeper check below. */
         aos__fetch_sub_seq_cst(&c->in_flight, 1);
         aos__fence_after_rmw();
-        aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+        aos__bell_ring_mine();
         return;
     }
     struct answer *a = (struct answer *)(uintptr_t)d.token;
@@ -290,7 +282,7 @@ static void on_done(int src, const void *payload, size_t len)
      * the waiter may return and free a: nothing touches it below. */
     aos__store_release(&a->done, 1);
     aos__fence_seq_cst(); /* the writer's half of the sleep protocol (core/wait.c) */
-    aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+    aos__bell_ring_mine();
 }
 
 static int answered(const void *ctx)

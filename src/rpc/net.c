@@ -148,7 +148,7 @@ static void on_call(int src, const void *payload, size_t len)
     /* Whoever serves may sleep watching other memory (without a progress
      * thread, the program's waits serve): wake it for any range. */
     aos__fence_seq_cst(); /* the writer's half of the sleep protocol (core/wait.c) */
-    aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+    aos__bell_ring_mine();
 }
 
 void aos__rpc_net_serve(const struct aos__rpc_request *q)
@@ -189,7 +189,7 @@ static void on_reply(int src, const void *payload, size_t len)
      * the sleeper check after it. */
     (void)aos__exchange_seq_cst(&r->done, m.seq);
     aos__fence_after_rmw();
-    aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+    aos__bell_ring_mine();
 }
 
 int aos__rpc_net_start(void)
