@@ -392,7 +392,16 @@ typedef struct aos_rpc_info {
 } aos_rpc_info_t;
 
 /* Runs with the arguments; writes at most reply_cap bytes of reply and
- * returns their number (0 for posted calls, whose reply_cap is 0). */
+ * returns their number (0 for posted calls, whose reply_cap is 0).
+ * Inside a handler, calls that every PE of a team must make refuse to run,
+ * since the PEs they would wait for may be waiting on this handler: barriers
+ * and every collective and team split give AOS_ERR_INVALID, as does
+ * aos_finalize; aos_malloc, aos_calloc, aos_align and aos_realloc give
+ * NULL; aos_free frees nothing (it says so on stderr). Handlers nest (a
+ * handler's own waits serve RPCs) up to AOS_RPC_MAX_DEPTH deep per thread;
+ * a handler at that depth gets AOS_ERR_INVALID from aos_rpc and
+ * aos_rpc_post, since it no longer serves what its call could need. */
+#define AOS_RPC_MAX_DEPTH 16
 typedef size_t (*aos_rpc_handler_t)(const aos_rpc_info_t *info, const void *args,
                                     size_t args_len, void *reply, size_t reply_cap);
 

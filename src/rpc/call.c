@@ -40,6 +40,11 @@ static int check_call(int pe, aos_rpc_id_t id, const void *args, size_t args_len
 {
     AOS__CHECK_INIT();
     AOS__CHECK_PE(pe);
+    /* A handler this deep no longer serves (aos__rpc_serve), so a call it
+     * waited for could need this very thread: refuse every form of call, the
+     * fallback's run here included, rather than deadlock or grow the stack. */
+    if (aos__rpc_depth >= AOS__RPC_MAX_DEPTH)
+        return AOS_ERR_INVALID;
     /* Acquire: pairs with aos_rpc_register's release (maybe on another thread). */
     if (id >= aos__load_acquire(&R.area->count))
         return AOS_ERR_INVALID;
