@@ -430,7 +430,9 @@ int aos_rpc_register(const char *name, aos_rpc_handler_t fn, unsigned flags, aos
  * serving its own RPCs, and a call with an event never waits: it is kept
  * here and sent by later progress (waits, tests, aos_progress), in order per
  * target. So a caller facing a target that never progresses can always
- * test its event or wait with aos_event_wait_timed.
+ * test its event or wait with aos_event_wait_timed. At most
+ * AOS_RPC_PENDING_MAX calls (4096 unless set) are kept so; beyond, the call
+ * gives AOS_ERR_AGAIN without posting ev: progress, then try again.
  * A reply_cap above AOS_RPC_MAX_INLINE is clamped to it (no reply is
  * longer); *reply_len, when given, receives the reply's length also when
  * reply is NULL (reply_cap 0: the length is 0). */

@@ -163,6 +163,11 @@ static int finish(int i)
 static int append_pending(int pe, aos_rpc_id_t id, const void *args, size_t args_len,
                           void *reply, size_t reply_cap, size_t *reply_len, aos_event_t *ev)
 {
+    /* Each holds a copy of the arguments: a target that never progresses
+     * must not let a caller's loop eat all memory. The caller tries again
+     * once progress has sent some. */
+    if (R.pending_count >= aos__rt.cfg.rpc_pending_max)
+        return AOS_ERR_AGAIN;
     struct aos__rpc_pending *p = malloc(sizeof *p + args_len);
     if (p == NULL)
         return AOS_ERR_NO_MEMORY;
@@ -180,6 +185,7 @@ static int append_pending(int pe, aos_rpc_id_t id, const void *args, size_t args
     else
         R.pending_tail->next = p;
     R.pending_tail = p;
+    R.pending_count++;
     R.pending_to[pe]++;
     return AOS_OK;
 }
@@ -216,6 +222,7 @@ static void push_pending(void)
         aos__store_relaxed(link, p->next); /* link may be &R.pending_head */
         if (R.pending_tail == p)
             R.pending_tail = prev;
+        R.pending_count--;
         R.pending_to[p->pe]--;
         free(p);
     }
