@@ -392,7 +392,16 @@ typedef struct aos_rpc_info {
 } aos_rpc_info_t;
 
 /* Runs with the arguments; writes at most reply_cap bytes of reply and
- * returns their number (0 for posted calls, whose reply_cap is 0). */
+ * returns their number (0 for posted calls, whose reply_cap is 0).
+ * Inside a handler, calls that every PE of a team must make refuse to run,
+ * since the PEs they would wait for may be waiting on this handler: barriers
+ * and every collective and team split give AOS_ERR_INVALID, as does
+ * aos_finalize; aos_malloc, aos_calloc, aos_align and aos_realloc give
+ * NULL; aos_free frees nothing (it says so on stderr). Handlers nest (a
+ * handler's own waits serve RPCs) up to AOS_RPC_MAX_DEPTH deep per thread;
+ * a handler at that depth gets AOS_ERR_INVALID from aos_rpc and
+ * aos_rpc_post, since it no longer serves what its call could need. */
+#define AOS_RPC_MAX_DEPTH 16
 typedef size_t (*aos_rpc_handler_t)(const aos_rpc_info_t *info, const void *args,
                                     size_t args_len, void *reply, size_t reply_cap);
 
@@ -421,7 +430,9 @@ int aos_rpc_register(const char *name, aos_rpc_handler_t fn, unsigned flags, aos
  * serving its own RPCs, and a call with an event never waits: it is kept
  * here and sent by later progress (waits, tests, aos_progress), in order per
  * target. So a caller facing a target that never progresses can always
- * test its event or wait with aos_event_wait_timed.
+ * test its event or wait with aos_event_wait_timed. At most
+ * AOS_RPC_PENDING_MAX calls (4096 unless set) are kept so; beyond, the call
+ * gives AOS_ERR_AGAIN without posting ev: progress, then try again.
  * A reply_cap above AOS_RPC_MAX_INLINE is clamped to it (no reply is
  * longer); *reply_len, when given, receives the reply's length also when
  * reply is NULL (reply_cap 0: the length is 0). */

@@ -26,7 +26,7 @@ static int strided_extent(size_t n, size_t stride, size_t esize, size_t *extent)
 static int alltoall_run(aos_team_t *team, void *dest, const void *source, size_t nelems,
                         size_t dst, size_t sst, size_t esize)
 {
-    int rc = aos__team_check(team);
+    int rc = aos__coll_check(team);
     if (rc != AOS_OK)
         return rc;
     if (dst == 0 || sst == 0 || (esize & (esize - 1)) != 0 || esize == 0 || esize > 16)

@@ -26,13 +26,13 @@ int aos__team_sync(aos_team_t *team)
 
 int aos_team_sync(aos_team_t *team)
 {
-    int rc = aos__team_check(team);
+    int rc = aos__coll_check(team);
     return rc != AOS_OK ? rc : aos__team_sync(team);
 }
 
 int aos_team_barrier(aos_team_t *team)
 {
-    int rc = aos__team_check(team);
+    int rc = aos__coll_check(team);
     if (rc == AOS_OK)
         rc = aos__quiet_all();
     return rc != AOS_OK ? rc : aos__team_sync(team);

@@ -311,7 +311,7 @@ static int broadcast_by_gets(aos_team_t *team, void *dest, const void *source, u
 
 int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbytes, int root)
 {
-    int rc = aos__team_check(team);
+    int rc = aos__coll_check(team);
     if (rc != AOS_OK)
         return rc;
     if (root < 0 || root >= team->size)

@@ -26,7 +26,7 @@ static int gather_start(aos_team_t *team, void *dest, size_t dest_len, const voi
 
 int aos_fcollect(aos_team_t *team, void *dest, const void *source, size_t nbytes)
 {
-    int rc = aos__team_check(team);
+    int rc = aos__coll_check(team);
     if (rc != AOS_OK)
         return rc;
     if (nbytes > SIZE_MAX / (size_t)team->size)
@@ -56,7 +56,7 @@ int aos_fcollect(aos_team_t *team, void *dest, const void *source, size_t nbytes
 
 int aos_collect(aos_team_t *team, void *dest, const void *source, size_t nbytes)
 {
-    int rc = aos__team_check(team);
+    int rc = aos__coll_check(team);
     if (rc != AOS_OK)
         return rc;
     /* Everyone's size, where its source is, and whether it is good: sizes

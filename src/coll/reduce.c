@@ -61,7 +61,7 @@ struct reduce_args {
 static int check(aos_team_t *team, void *dest, const void *source, size_t count,
                  aos_type_t type, aos_op_t op, struct reduce_args *a)
 {
-    int rc = aos__team_check(team);
+    int rc = aos__coll_check(team);
     if (rc == AOS_OK)
         rc = aos__reduce_check(type, op);
     if (rc != AOS_OK)

@@ -35,6 +35,14 @@ int aos__team_check(const aos_team_t *team)
     return AOS_OK;
 }
 
+int aos__coll_check(const aos_team_t *team)
+{
+    int rc = aos__team_check(team);
+    if (rc == AOS_OK && aos__in_rpc_handler())
+        return AOS_ERR_INVALID; /* the team's other PEs may wait on this handler */
+    return rc;
+}
+
 int aos__coll_locate(const void *addr, size_t len, uint64_t *off)
 {
     if (len == 0) {
@@ -274,7 +282,7 @@ static int split_agree(aos_team_t *parent, const int64_t args[3], int valid, int
 int aos_team_split_strided(aos_team_t *parent, int start, int stride, int size,
                            aos_team_t **team)
 {
-    int rc = aos__team_check(parent);
+    int rc = aos__coll_check(parent);
     if (rc != AOS_OK)
         return rc;
     if (team == NULL)
@@ -305,7 +313,7 @@ int aos_team_split_strided(aos_team_t *parent, int start, int stride, int size,
 
 int aos_team_split_2d(aos_team_t *parent, int xrange, aos_team_t **xteam, aos_team_t **yteam)
 {
-    int rc = aos__team_check(parent);
+    int rc = aos__coll_check(parent);
     if (rc != AOS_OK)
         return rc;
     if (xteam == NULL || yteam == NULL)

@@ -141,6 +141,9 @@ int aos__team_exchange(aos_team_t *team, const void *mine, size_t len,
 
 /* Checks the handle: AOS_ERR_NULL / AOS_ERR_NOT_INITIALIZED / AOS_ERR_INVALID. */
 int aos__team_check(const aos_team_t *team);
+/* aos__team_check for a call every member takes part in: also refused
+ * (AOS_ERR_INVALID) inside an RPC handler. */
+int aos__coll_check(const aos_team_t *team);
 /* 1 when [a, a + alen) and [b, b + blen) share a byte. */
 static inline int aos__overlap(const void *a, size_t alen, const void *b, size_t blen)
 {

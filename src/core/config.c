@@ -87,7 +87,7 @@ static const char *kind_hint(int (*parse)(const char *, uint64_t *))
  * the arena (heap + segment space + the rest) must fit the 128 TiB of a
  * process's address space without its size arithmetic wrapping; sleeps are
  * turned into nanoseconds; the RPC queue is committed when aos_init makes
- * it; PE groupings count PEs, of which a job has at most 2^20. */
+ * it, and pending RPCs bound memory only if their cap does; PE groupings count PEs, of which a job has at most 2^20. */
 static const struct {
     const char *var;
     uint64_t max;
@@ -97,6 +97,7 @@ static const struct {
     {"AOS_SEGMENT_SPACE", (uint64_t)32 << 40, "32T (the arena must fit the address space)"},
     {"AOS_SLEEP_US", 10000000, "10000000 (10 s)"},
     {"AOS_RPC_QUEUE_DEPTH", 65536, "65536 (the queue is committed up front)"},
+    {"AOS_RPC_PENDING_MAX", 65536, "65536 (each pending call may hold 4 KiB of arguments)"},
     {"AOS_CLUSTER_SIZE", 1u << 20, "1048576 (the most PEs a job has)"},
     {"AOS_NODE_SIZE", 1u << 20, "1048576 (the most PEs a job has)"},
 };

@@ -27,6 +27,9 @@
     X(rpc_queue_depth, "AOS_RPC_QUEUE_DEPTH", UINT, "64", 1,                               \
       "RPC requests each PE's queue holds; a caller finding it full waits (serving its "   \
       "own RPCs meanwhile) or runs an AOS_RPC_ANYWHERE handler itself")                    \
+    X(rpc_pending_max, "AOS_RPC_PENDING_MAX", UINT, "4096", 1,                             \
+      "RPC calls with an event each PE keeps until the target's queue has room (each "     \
+      "holds a copy of its arguments, up to 4 KiB); beyond, aos_rpc gives AOS_ERR_AGAIN")  \
     X(progress_thread, "AOS_PROGRESS_THREAD", BOOL, "0", 0,                                \
       "run RPC handlers on a progress thread while the program computes (else they run "   \
       "when the PE waits, tests or calls aos_progress)")                                  \

@@ -13,6 +13,7 @@
 #include "core/bootstrap.h"
 #include "mem/memory.h"
 #include "core/progress_thread.h"
+#include "core/wait.h"
 #include "ipc/ipc.h"
 #include "queue/notify_lanes.h"
 #include "queue/queue.h"
@@ -230,6 +231,10 @@ int aos_finalize(void)
 {
     struct aos__runtime *rt = &aos__rt;
     AOS__CHECK_INIT();
+    /* From a handler its barrier could wait on PEs waiting on the handler,
+     * and the RPC state would be freed under the handler's own caller. */
+    if (aos__in_rpc_handler())
+        return AOS_ERR_INVALID;
     /* Everyone is done with everyone's memory before anything is unmapped. */
     int rc = aos_quiet();
     int brc = aos_barrier_all();

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "aos.h"
+
 #define AOS__FOREVER UINT64_MAX
 
 /* Returns non-zero once the awaited condition holds. */
@@ -50,5 +52,20 @@ extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__in_prog
  * does not serve (the program's, when a progress thread serves) does not
  * spin on its peer thread's account. */
 extern _Thread_local __attribute__((tls_model("initial-exec"))) uint64_t aos__handlers_run_here;
+/* How deep in RPC handlers this thread is (rpc/serve.c). Calls that need
+ * every PE to take part (barriers, collectives, aos_malloc/aos_free,
+ * aos_finalize) refuse to run inside a handler: the peers they wait for may
+ * be waiting on this handler's reply, or nowhere near the same call. */
+extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__rpc_depth;
+/* Nested handler runs stop here (AOS_RPC_MAX_DEPTH, aos.h): deep enough for
+ * rpc chains through a few PEs, shallow enough for the stack. A call from a
+ * handler at this depth is refused, since this thread could not serve what
+ * it waits for. */
+#define AOS__RPC_MAX_DEPTH AOS_RPC_MAX_DEPTH
+
+static inline int aos__in_rpc_handler(void)
+{
+    return aos__rpc_depth != 0;
+}
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/wait.h"
 #include "mem/memory.h"
 
 int aos__memory_start(struct aos__runtime *rt)
@@ -141,8 +142,10 @@ static int heap_owns(const void *ptr)
 
 void *aos_align(size_t alignment, size_t size)
 {
-    if (!aos__rt.initialized || alignment == 0 || (alignment & (alignment - 1)) != 0 ||
-        alignment > AOS_ALIGN_MAX)
+    /* Inside an RPC handler the closing barrier could wait on PEs that wait
+     * on this handler (core/wait.h): refused before anything is taken. */
+    if (!aos__rt.initialized || aos__in_rpc_handler() || alignment == 0 ||
+        (alignment & (alignment - 1)) != 0 || alignment > AOS_ALIGN_MAX)
         return NULL;
     void *p = heap_alloc(alignment < 16 ? 16 : alignment, size);
     if (aos_barrier_all() != AOS_OK)
@@ -158,7 +161,8 @@ void *aos_malloc(size_t size)
 void *aos_calloc(size_t count, size_t size)
 {
     size_t total;
-    if (!aos__rt.initialized || __builtin_mul_overflow(count, size, &total))
+    if (!aos__rt.initialized || aos__in_rpc_handler() ||
+        __builtin_mul_overflow(count, size, &total))
         return NULL;
     void *p = heap_alloc(64, total);
     if (p != NULL)
@@ -173,6 +177,11 @@ void aos_free(void *ptr)
 {
     if (!aos__rt.initialized)
         return;
+    if (aos__in_rpc_handler()) { /* its barrier could deadlock (core/wait.h) */
+        fprintf(stderr, "aos: PE %d: aos_free(%p) inside an RPC handler: not freed\n",
+                aos__rt.me, ptr);
+        return;
+    }
     /* Everyone has finished with the block before anyone reuses it. */
     if (aos_barrier_all() != AOS_OK)
         return;
@@ -182,7 +191,7 @@ void aos_free(void *ptr)
 
 void *aos_realloc(void *ptr, size_t size)
 {
-    if (!aos__rt.initialized)
+    if (!aos__rt.initialized || aos__in_rpc_handler()) /* as aos_align */
         return NULL;
     if (ptr == NULL)
         return aos_malloc(size);

@@ -40,6 +40,11 @@ static int check_call(int pe, aos_rpc_id_t id, const void *args, size_t args_len
 {
     AOS__CHECK_INIT();
     AOS__CHECK_PE(pe);
+    /* A handler this deep no longer serves (aos__rpc_serve), so a call it
+     * waited for could need this very thread: refuse every form of call, the
+     * fallback's run here included, rather than deadlock or grow the stack. */
+    if (aos__rpc_depth >= AOS__RPC_MAX_DEPTH)
+        return AOS_ERR_INVALID;
     /* Acquire: pairs with aos_rpc_register's release (maybe on another thread). */
     if (id >= aos__load_acquire(&R.area->count))
         return AOS_ERR_INVALID;
@@ -158,6 +163,11 @@ static int finish(int i)
 static int append_pending(int pe, aos_rpc_id_t id, const void *args, size_t args_len,
                           void *reply, size_t reply_cap, size_t *reply_len, aos_event_t *ev)
 {
+    /* Each holds a copy of the arguments: a target that never progresses
+     * must not let a caller's loop eat all memory. The caller tries again
+     * once progress has sent some. */
+    if (R.pending_count >= aos__rt.cfg.rpc_pending_max)
+        return AOS_ERR_AGAIN;
     struct aos__rpc_pending *p = malloc(sizeof *p + args_len);
     if (p == NULL)
         return AOS_ERR_NO_MEMORY;
@@ -175,6 +185,7 @@ static int append_pending(int pe, aos_rpc_id_t id, const void *args, size_t args
     else
         R.pending_tail->next = p;
     R.pending_tail = p;
+    R.pending_count++;
     R.pending_to[pe]++;
     return AOS_OK;
 }
@@ -211,6 +222,7 @@ static void push_pending(void)
         aos__store_relaxed(link, p->next); /* link may be &R.pending_head */
         if (R.pending_tail == p)
             R.pending_tail = prev;
+        R.pending_count--;
         R.pending_to[p->pe]--;
         free(p);
     }

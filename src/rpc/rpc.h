@@ -106,6 +106,8 @@ struct aos__rpc_state {
     uint64_t next_seq;
     size_t events_pending;              /* queued calls with an event; read unlocked */
     struct aos__rpc_pending *pending_head, *pending_tail; /* head read unlocked */
+    size_t pending_count;               /* calls on the pending list, at most
+                                           AOS_RPC_PENDING_MAX: each holds memory */
     uint32_t *pending_to;               /* per PE: pending sends to it */
     uint64_t *blocked_pass;             /* per PE: last push pass it refused */
     uint64_t pass;

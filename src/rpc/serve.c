@@ -15,12 +15,8 @@
 struct aos__rpc_state aos__rpc;
 #define R aos__rpc
 
-/* Nested handler runs stop here: deep enough for rpc chains through a few
- * PEs, shallow enough for the stack. */
-#define MAX_DEPTH 16
-
-/* Per thread: how deep in handlers this thread is. */
-static _Thread_local int depth;
+/* Per thread: how deep in handlers this thread is (core/wait.h). */
+_Thread_local __attribute__((tls_model("initial-exec"))) int aos__rpc_depth;
 
 static uint64_t name_hash(const char *name, unsigned flags)
 {
@@ -181,9 +177,9 @@ int aos__rpc_peer_area(int pe, struct aos__rpc_area **out)
 size_t aos__rpc_run_handler(aos_rpc_id_t id, const aos_rpc_info_t *info, const void *args,
                             size_t args_len, void *reply, size_t reply_cap)
 {
-    depth++;
+    aos__rpc_depth++;
     size_t n = R.fn[id](info, args, args_len, reply, reply_cap);
-    depth--;
+    aos__rpc_depth--;
     return n < reply_cap ? n : reply_cap;
 }
 
@@ -227,7 +223,7 @@ void aos__rpc_serve(void)
      * the queue to it, and its own nested waits serve on the same thread.
      * Without, every waiting thread may serve; the queue's consumer lock
      * hands each request to one of them. */
-    if (depth >= MAX_DEPTH || (R.threaded && !aos__in_progress_thread))
+    if (aos__rpc_depth >= AOS__RPC_MAX_DEPTH || (R.threaded && !aos__in_progress_thread))
         return;
     struct aos__rpc_request q;
     while (aos_try_dequeue(R.queue, &q) == AOS_OK) /* it moves the hint on */

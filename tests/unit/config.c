@@ -48,6 +48,7 @@ static void check_limits(void)
         {"AOS_SEGMENT_SPACE", "16383T"},
         {"AOS_RPC_QUEUE_DEPTH", "500000000"},       /* once committed up front */
         {"AOS_RPC_QUEUE_DEPTH", "65537"},
+        {"AOS_RPC_PENDING_MAX", "65537"},
         {"AOS_SLEEP_US", "18446744073709551615"},   /* once wrapped to nanoseconds */
         {"AOS_CLUSTER_SIZE", "1048577"},
         {"AOS_NODE_SIZE", "18446744073709551615"},
