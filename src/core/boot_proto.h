@@ -8,8 +8,9 @@
  *                and the exit status in static_len: aosrun stops every PE
  *                and exits with that status.
  *  aosrun -> PE: npes aos__boot_peer messages, in rank order, each carrying
- *                that peer's arena memfd. The launcher sends them only when
- *                every PE has said hello.
+ *                that peer's arena memfd, or no descriptor when the peer runs
+ *                on another host (its `node` differs). The launcher sends
+ *                them only when every PE has said hello.
  *  PE -> aosrun: an all-gather of blobs (network addresses and keys): a hello
  *                with magic AOS__BOOT_BLOB_MAGIC and the blob's length in
  *                static_len (at most AOS__BOOT_BLOB_MAX), then the blob.
@@ -39,7 +40,7 @@ struct aos__boot_hello {
 struct aos__boot_peer {
     struct aos__boot_hello hello; /* as the peer sent it */
     int32_t cluster;              /* last-level-cache domain aosrun bound it to, -1 unknown */
-    int32_t node;
+    int32_t node;                 /* the host it runs on, 0 .. hosts-1 */
 };
 
 /* Environment variables aosrun sets for each PE. */

@@ -140,21 +140,27 @@ int aos__bootstrap_exchange(struct aos__runtime *rt, int *peer_fds)
         fprintf(stderr, "aos: PE %d: cannot reach aosrun: %s\n", rt->me, strerror(errno));
         return AOS_ERR_BOOTSTRAP;
     }
+    struct aos__boot_peer *peers = malloc((size_t)rt->npes * sizeof *peers);
+    if (peers == NULL)
+        return AOS_ERR_NO_MEMORY;
     int rc = AOS_OK;
-    for (int pe = 0; pe < rt->npes; pe++) {
-        struct aos__boot_peer peer;
-        int fd = -1;
-        if (aos__recv_with_fd(rt->boot_fd, &peer, sizeof peer, &fd) != 0) {
+    for (int pe = 0; pe < rt->npes && rc == AOS_OK; pe++) {
+        if (aos__recv_with_fd(rt->boot_fd, &peers[pe], sizeof peers[pe], &peer_fds[pe]) != 0) {
             fprintf(stderr, "aos: PE %d: bootstrap with aosrun failed: %s\n", rt->me,
                     strerror(errno));
             rc = AOS_ERR_BOOTSTRAP;
-            break;
         }
-        const struct aos__boot_hello *h = &peer.hello;
-        if (h->magic != AOS__BOOT_MAGIC || h->rank != (uint32_t)pe || fd < 0) {
+    }
+    /* A peer on another host comes without its memory: only the network
+     * reaches it. My own message says which host I am on. */
+    int my_node = rc == AOS_OK ? peers[rt->me].node : 0;
+    for (int pe = 0; pe < rt->npes && rc == AOS_OK; pe++) {
+        const struct aos__boot_hello *h = &peers[pe].hello;
+        int fd_missing = peer_fds[pe] < 0 && peers[pe].node == my_node;
+        if (h->magic != AOS__BOOT_MAGIC || h->rank != (uint32_t)pe || fd_missing) {
             fprintf(stderr,
                     "aos: PE %d: aosrun sent PE %d's details %s\n", rt->me, pe,
-                    fd < 0 && h->magic == AOS__BOOT_MAGIC
+                    fd_missing && h->magic == AOS__BOOT_MAGIC
                         ? "without its memory (this PE is out of file descriptors?)"
                         : "garbled (a launcher of another aos version?)");
             rc = AOS_ERR_BOOTSTRAP;
@@ -167,19 +173,19 @@ int aos__bootstrap_exchange(struct aos__runtime *rt, int *peer_fds)
             rc = AOS_ERR_BOOTSTRAP;
         }
         rt->peers[pe].pid = (pid_t)h->pid;
-        rt->peers[pe].cluster = peer.cluster;
+        rt->peers[pe].cluster = peers[pe].cluster;
         /* AOS_NODE_SIZE makes pseudo-nodes of consecutive PEs: they share no
-         * memory, so every pair across them takes the network path. */
-        rt->peers[pe].node = rt->cfg.node_size != 0 ? (int)((uint64_t)pe / rt->cfg.node_size)
-                                                    : peer.node;
-        if (pe == rt->me) {
-            if (fd >= 0)
-                close(fd);
-        } else {
-            peer_fds[pe] = fd;
-        }
-        if (rc != AOS_OK)
-            break;
+         * memory, so every pair across them takes the network path. A
+         * pseudo-node never spans two hosts. */
+        rt->peers[pe].node =
+            rt->cfg.node_size != 0
+                ? peers[pe].node * rt->npes + (int)((uint64_t)pe / rt->cfg.node_size)
+                : peers[pe].node;
+    }
+    free(peers);
+    if (rc == AOS_OK && peer_fds[rt->me] >= 0) {
+        close(peer_fds[rt->me]);
+        peer_fds[rt->me] = -1;
     }
     if (rc != AOS_OK) {
         for (int pe = 0; pe < rt->npes; pe++) {
