@@ -130,7 +130,15 @@ int aos_seg_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **se
  * address and contents; it must stay allocated until aos_seg_destroy. The
  * pages holding it become shared memory, so two such segments may not share a
  * page (AOS_ERR_OVERLAP); buffers in symmetric memory may overlap freely.
- * The calling thread's stack cannot be published (AOS_ERR_INVALID). */
+ * Outside symmetric memory every page of the range must be ordinary writable
+ * private memory of this process (malloc'd, a writable global, a private
+ * read-write mmap); anything else is refused with AOS_ERR_INVALID and left
+ * as it was: code, read-only data (string literals, const globals, a
+ * PROT_READ mapping), unmapped addresses or a range that runs off the end of
+ * its mapping, shared mappings, any PE's arena (a pointer from aos_sym_ptr
+ * or aos_seg_ptr), and the calling thread's stack. AOS_DEBUG=1 prints the
+ * reason. A size of 0 or a range that wraps the address space gives
+ * AOS_ERR_SIZE. */
 int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols,
                         aos_seg_t **seg);
 /* Any PE obtains a handle to owner's segment `key`; the owner does nothing.
