@@ -162,9 +162,11 @@ int aos_seg_ptr(const aos_seg_t *seg, size_t offset, void **ptr);
 
 /* ---- symmetric memory ---------------------------------------------------- */
 
-/* Collective: every PE calls them in the same order with the same arguments;
- * the result has the same offset in every PE's symmetric heap. The heap is a
- * sparse reservation of AOS_HEAP_SIZE bytes; only touched pages cost memory.
+/* Collective: every PE calls them in the same order with the same arguments
+ * (AOS_CHECK=1 compares them: a mismatch gives NULL on every PE, see
+ * aos/coll.h); the result has the same offset in every PE's symmetric heap.
+ * The heap is a sparse reservation of AOS_HEAP_SIZE bytes; only touched
+ * pages cost memory.
  * On failure they return NULL on every PE. Memory from aos_malloc is not
  * initialised; aos_calloc zero-fills. aos_align's address itself is a
  * multiple of alignment (a power of two up to AOS_ALIGN_MAX; larger ones
@@ -587,7 +589,8 @@ typedef void (*aos_config_visit_fn)(const char *name, const char *value,
                                     void *arg);
 int aos_config_visit(aos_config_visit_fn fn, void *arg);
 
-/* Teams and collectives. */
+/* Teams and collectives (AOS_CHECK=1 compares their arguments across the
+ * team: see there). */
 #include "aos/coll.h"
 
 #if defined(__GNUC__)
