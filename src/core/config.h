@@ -40,6 +40,11 @@
       "split the PEs into pseudo-nodes of N consecutive PEs that reach each other only "  \
       "through the network transport (0: nodes as the launcher found them); for testing " \
       "the off-node path on one machine")                                                 \
+    X(check, "AOS_CHECK", BOOL, "0", 0,                                                     \
+      "compare each collective's arguments (sizes, roots, types, counts, aos_malloc "     \
+      "sizes) across the team before running it: a mismatch fails every member with "    \
+      "AOS_ERR_INVALID and a message instead of hanging or giving wrong data; costs one " \
+      "small exchange per collective; set it alike on every PE")                          \
     X(debug, "AOS_DEBUG", BOOL, "0", 0, "print start-up diagnostics to stderr")
 
 struct aos__config {
