@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -173,9 +172,10 @@ static void send_start(const struct job *j, struct host *h, int index)
 /* Child: RSH host /path/aosrun --daemon --bind MODE -- prog args, in a
  * process group of its own (a Ctrl-C on the terminal is the root's to
  * pass on), with the channel as stdin and stdout. */
-static void exec_rsh(const struct job *j, const struct host *h, int sock, const sigset_t *old)
+static void exec_rsh(struct job *j, int index, int sock)
 {
     struct root *r = rt(j);
+    const struct host *h = &r->h[index];
     static const char *bind_names[] = {"none", "core", "cluster"};
     char self[PATH_MAX];
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -200,11 +200,6 @@ static void exec_rsh(const struct job *j, const struct host *h, int sock, const 
     for (int i = 0; i < argc; i++)
         av[k++] = j->o->argv[i];
     av[k] = NULL;
-    setpgid(0, 0);
-    /* If the root dies, the daemon (or the local end of the remote shell)
-     * hears of it and stops its PEs. */
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    sigprocmask(SIG_SETMASK, old, NULL);
     if (dup2(sock, STDIN_FILENO) < 0 || dup2(sock, STDOUT_FILENO) < 0)
         _exit(127);
     execvp(av[0], (char *const *)av);
@@ -217,30 +212,15 @@ static void up_start(struct job *j, const sigset_t *old)
     struct root *r = rt(j);
     for (int i = 0; i < r->nhosts; i++) {
         struct host *h = &r->h[i];
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-            perror("aosrun: socketpair");
-            aosrun_job_fail(j, 1, -1);
+        int sock;
+        /* If the root dies, the daemon (or the local end of the remote
+         * shell) hears of it and stops its PEs. */
+        pid_t pid = aosrun_job_spawn(j, i, SIGTERM, old, exec_rsh, &sock);
+        if (pid < 0)
             return;
-        }
-        pid_t parent = getpid();
-        pid_t pid = fork();
-        if (pid == 0) {
-            if (getppid() != parent)
-                _exit(127);
-            exec_rsh(j, h, sv[1], old);
-        }
-        close(sv[1]);
-        if (pid < 0) {
-            perror("aosrun: fork");
-            close(sv[0]);
-            aosrun_job_fail(j, 1, -1);
-            return;
-        }
-        setpgid(pid, pid);
         h->pid = pid;
         h->open = 1;
-        aosrun_chan_init(&h->ch, sv[0], sv[0]);
+        aosrun_chan_init(&h->ch, sock, sock);
         send_start(j, h, i);
     }
 }

@@ -96,6 +96,12 @@ int aosrun_job_init(struct job *j, const struct aosrun_options *o,
  * exit status. */
 int aosrun_job_run(struct job *j);
 
+/* Forks a child with one end of a new socketpair (*sock: ours) that runs
+ * child(j, index, its end) in a process group of its own, with the signal
+ * mask old and death_sig when aosrun dies. Returns its pid, or -1 after a
+ * message (the job failed). */
+pid_t aosrun_job_spawn(struct job *j, int index, int death_sig, const sigset_t *old,
+                       void (*child)(struct job *j, int index, int sock), int *sock);
 /* Starts the PEs in pes[] as children (old: the signal mask they get). */
 void aosrun_job_start_pes(struct job *j, const sigset_t *old);
 /* pe: the PE whose end is the failure, or -1 when it is aosrun's doing. */

@@ -416,21 +416,10 @@ int aosrun_raise_fd_limit(struct aosrun_options *o)
     return 0;
 }
 
-static pid_t start_pe(struct job *j, int i, int child_sock, const sigset_t *old_mask)
+/* In the child: the PE program, with its end of the socket as AOS_BOOT_FD. */
+static void exec_pe(struct job *j, int i, int child_sock)
 {
     int rank = j->first + i;
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid > 0)
-        setpgid(pid, pid); /* also here: a signal may come before the child's own call */
-    if (pid != 0)
-        return pid;
-    /* Child. A process group of its own; die with aosrun, whatever kills it. */
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-        _exit(127);
-    sigprocmask(SIG_SETMASK, old_mask, NULL);
     setrlimit(RLIMIT_NOFILE, &j->o->nofile); /* the PE runs with the user's limit */
     aosrun_topology_bind(j->t, i);
     if (j->pe_stdout >= 0)
@@ -447,6 +436,39 @@ static pid_t start_pe(struct job *j, int i, int child_sock, const sigset_t *old_
     fprintf(stderr, "aosrun: %sPE %d: cannot run %s: %s\n", where(j, rank), rank,
             j->o->argv[0], strerror(errno));
     _exit(127);
+}
+
+pid_t aosrun_job_spawn(struct job *j, int index, int death_sig, const sigset_t *old_mask,
+                       void (*child)(struct job *j, int index, int sock), int *sock)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        perror("aosrun: socketpair");
+        aosrun_job_fail(j, 1, -1);
+        return -1;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* A process group of its own; die with aosrun, whatever kills it. */
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, death_sig);
+        if (getppid() != parent)
+            _exit(127);
+        sigprocmask(SIG_SETMASK, old_mask, NULL);
+        child(j, index, sv[1]);
+        _exit(127);
+    }
+    close(sv[1]);
+    if (pid < 0) {
+        perror("aosrun: fork");
+        close(sv[0]);
+        aosrun_job_fail(j, 1, -1);
+        return -1;
+    }
+    setpgid(pid, pid); /* also here: a signal may come before the child's own call */
+    *sock = sv[0];
+    return pid;
 }
 
 static int poll_timeout(const struct job *j)
@@ -568,21 +590,11 @@ int aosrun_job_init(struct job *j, const struct aosrun_options *o,
 void aosrun_job_start_pes(struct job *j, const sigset_t *old)
 {
     for (int i = 0; j->local && i < j->n; i++) {
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-            perror("aosrun: socketpair");
-            aosrun_job_fail(j, 1, -1);
+        int sock;
+        pid_t pid = aosrun_job_spawn(j, i, SIGKILL, old, exec_pe, &sock);
+        if (pid < 0)
             break;
-        }
-        pid_t pid = start_pe(j, i, sv[1], old);
-        close(sv[1]);
-        if (pid < 0) {
-            perror("aosrun: fork");
-            close(sv[0]);
-            aosrun_job_fail(j, 1, -1);
-            break;
-        }
-        j->pes[i] = (struct pe){.pid = pid, .sock = sv[0], .arena_fd = -1, .state = PE_RUNNING};
+        j->pes[i] = (struct pe){.pid = pid, .sock = sock, .arena_fd = -1, .state = PE_RUNNING};
         j->running++;
     }
 }
