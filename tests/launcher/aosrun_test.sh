@@ -49,7 +49,10 @@ run() {
     got=$?
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ "$got" = "$want" ] || fail "$name: exit status $got, expected $want"
-    [ "$ms" -le $((max * 1000)) ] || fail "$name: took ${ms} ms, limit ${max} s"
+    # A hang guard, not a speed test: the limit stretches by AOS_TEST_SLACK
+    # (default 3) for machines busy with other jobs.
+    [ "$ms" -le $((max * 1000 * ${AOS_TEST_SLACK:-3})) ] ||
+        fail "$name: took ${ms} ms, limit ${max} s x ${AOS_TEST_SLACK:-3}"
     if [ -n "$pattern" ] && ! grep -Eq -e "$pattern" "$out/$name.err"; then
         fail "$name: stderr lacks /$pattern/:"; sed 's/^/    /' "$out/$name.err"
     fi

@@ -78,6 +78,16 @@ for ns in $nsA $nsB; do
     ip -n "$ns" link set $DEV up
 done
 set +e
+# The carrier comes up a moment after both ends are set up (the kernel
+# reports it asynchronously), and UCX takes only running devices.
+for ns in $nsA $nsB; do
+    tries=0
+    until ip -n "$ns" -o link show $DEV | grep -q "LOWER_UP"; do
+        tries=$((tries + 1))
+        [ $tries -le 200 ] || { echo "FAIL: $DEV in $ns never came up"; exit 1; }
+        sleep 0.05
+    done
+done
 
 export TMPDIR="$out/tmp" UCX_TLS=tcp UCX_NET_DEVICES=$DEV
 # The root aosrun runs on host A; the daemons (on A too) come through RSH.
@@ -122,7 +132,10 @@ run() {
 report() {
     name=$1 want=$2 max=$3 pattern=$4 got=$5 ms=$6
     [ "$got" = "$want" ] || fail "$name: exit status $got, expected $want"
-    [ "$ms" -le $((max * 1000)) ] || fail "$name: took ${ms} ms, limit ${max} s"
+    # A hang guard, not a speed test: the limit stretches by AOS_TEST_SLACK
+    # (default 3) for machines busy with other jobs.
+    [ "$ms" -le $((max * 1000 * ${AOS_TEST_SLACK:-3})) ] ||
+        fail "$name: took ${ms} ms, limit ${max} s x ${AOS_TEST_SLACK:-3}"
     if [ -n "$pattern" ] && ! grep -Eq -e "$pattern" "$out/$name.err"; then
         fail "$name: stderr lacks /$pattern/:"
         sed 's/^/    /' "$out/$name.err"
