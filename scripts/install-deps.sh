@@ -1,11 +1,12 @@
 #!/bin/sh
 # Installs the Debian packages aos needs, only those missing.
 # usage: scripts/install-deps.sh [--mpi]   (--mpi adds Open MPI, for the benchmarks)
-# libucx-dev is the network transport between nodes; g++ builds the C++
+# libucx-dev is the network transport between nodes; iproute2 and util-linux
+# (nsenter, unshare) build the two-host test bed of network namespaces; g++ builds the C++
 # check of shmem.h; python3-venv and python3-dev build
 # shmem4py against oshcc.
 set -eu
-pkgs="cmake make gcc g++ clang pkg-config libhwloc-dev libucx-dev python3 python3-venv python3-dev"
+pkgs="cmake make gcc g++ clang pkg-config libhwloc-dev libucx-dev python3 python3-venv python3-dev iproute2 util-linux"
 [ "${1:-}" = "--mpi" ] && pkgs="$pkgs openmpi-bin libopenmpi-dev python3"
 missing=""
 for p in $pkgs; do
