@@ -33,6 +33,9 @@
  * team slot at once; a broadcast flows down a pipelined tree, cluster by
  * cluster, whose fan-outs and chunk size come from the machine model
  * (aos-probe); large reductions split the data into one slice per member.
+ * On a team over several nodes only each node's leader (its lowest rank)
+ * signals and moves data over the network; the others meet it through
+ * shared memory. aos_team_node() is the PEs of my node.
  * Floating-point reductions combine in rank order, 0 first, on every path:
  * every member gets the same bits as a sequential loop over the ranks. */
 #ifndef AOS_COLL_H

@@ -1,8 +1,13 @@
 /* Broadcast: a pipelined tree over one-sided reads.
  *
- * The tree has two tiers: among the leaders of the team's clusters (the
- * root leads its own), then inside each cluster from its leader; each tier
- * has the per-level fan-outs the model chose (coll/plan.c). Data moves in
+ * The tree has three tiers: among the leaders of the team's nodes (the
+ * root leads its own, else the node's lowest rank), among the leaders of
+ * each node's clusters (the node's leader leads its own), then inside
+ * each cluster from its leader; each tier has the per-level fan-outs the
+ * model chose (coll/plan.c; one node: no first tier). A child on another
+ * node than its parent gets the chunks through the network transport (one
+ * get per announcement) instead of copying them; such a child is never
+ * helped. Data moves in
  * chunks. A parent exposes what it has, its children copy it in parallel
  * straight from the parent's buffer (the root's source, anybody else's
  * dest: symmetric, so no staging copy), and each child tells its own
@@ -68,29 +73,67 @@ static void bfs_links(int pos, int n, const int *kv, int *parent, int *first, in
     *count = (int)c;
 }
 
-/* The leader of cluster c for this root: the root in its own cluster, else
- * the cluster's lowest rank. */
+/* The leader of node nd for this root: the root on its own node, else the
+ * node's lowest rank. */
+static int node_leader(const aos_team_t *t, int nd, int root)
+{
+    return t->node[root] == nd ? root : t->leader[nd];
+}
+
+/* Position of node nd in the node leaders' order (root's node first), and
+ * the node at a position. */
+static int node_pos(const aos_team_t *t, int nd, int root)
+{
+    int rn = t->node[root];
+    return nd == rn ? 0 : nd + (nd < rn);
+}
+
+static int node_at(const aos_team_t *t, int pos, int root)
+{
+    int rn = t->node[root];
+    return pos == 0 ? rn : (pos - 1 < rn ? pos - 1 : pos);
+}
+
+/* The leader of cluster c for this root: its node's leader when that is
+ * in c, else the cluster's lowest rank. */
 static int cluster_leader(const aos_team_t *t, int c, int root)
 {
-    if (t->cluster[root] == c)
-        return root;
+    int nl = node_leader(t, t->cluster_node[c], root);
+    if (t->cluster[nl] == c)
+        return nl;
     for (int r = 0; r < t->size; r++)
         if (t->cluster[r] == c)
             return r;
     return -1;
 }
 
-/* Position of cluster c in the leaders' order (root's cluster first). */
-static int cluster_pos(const aos_team_t *t, int c, int root)
+/* The clusters of one node in the cluster leaders' order: `first` (the
+ * node leader's), then the others by number. Position of c, and the
+ * cluster at a position. */
+static int cluster_pos(const aos_team_t *t, int c, int first)
 {
-    int rc = t->cluster[root];
-    return c == rc ? 0 : c + (c < rc);
+    int pos = c == first ? 0 : 1;
+    for (int q = 0; c != first && q < c; q++)
+        pos += q != first && t->cluster_node[q] == t->cluster_node[c];
+    return pos;
 }
 
-static int cluster_at(const aos_team_t *t, int pos, int root)
+static int cluster_at(const aos_team_t *t, int pos, int first)
 {
-    int rc = t->cluster[root];
-    return pos == 0 ? rc : (pos - 1 < rc ? pos - 1 : pos);
+    if (pos == 0)
+        return first;
+    for (int q = 0, i = 0; q < t->nclusters; q++)
+        if (q != first && t->cluster_node[q] == t->cluster_node[first] && ++i == pos)
+            return q;
+    return -1;
+}
+
+static int clusters_on(const aos_team_t *t, int nd)
+{
+    int k = 0;
+    for (int q = 0; q < t->nclusters; q++)
+        k += t->cluster_node[q] == nd;
+    return k;
 }
 
 /* Rank at position pos of cluster c's inner order (leader first). */
@@ -108,45 +151,55 @@ static int inner_rank(const aos_team_t *t, int c, int pos, int leader)
 }
 
 /* The tree links of rank `who` for this root and plan: its parent (-1 at
- * the root) and children; returns the number of children. */
+ * the root) and children, across nodes (node leaders), then across the
+ * clusters of its node (cluster leaders), then inside its cluster; returns
+ * the number of children. */
 static int links_of(const aos_team_t *t, int root, int who, int *parent_out, int *children)
 {
     const struct aos__bcast_plan *p = &t->plan;
-    int c = t->cluster[who];
-    int leader = cluster_leader(t, c, root);
+    int nd = t->node[who], c = t->cluster[who];
+    int nleader = node_leader(t, nd, root), leader = cluster_leader(t, c, root);
+    int first = t->cluster[nleader];
     /* Its position in the cluster's order: the leader, then the rest by rank. */
     int csize = 0, mypos = who == leader ? 0 : 1;
     for (int r = 0; r < t->size; r++) {
         csize += t->cluster[r] == c;
         mypos += who != leader && r < who && t->cluster[r] == c && r != leader;
     }
-    int parent, first, count, n = 0;
+    int parent, start, count, n = 0;
     *parent_out = -1;
-    if (who == leader) {
-        bfs_links(cluster_pos(t, c, root), t->nclusters, p->leader_fanout, &parent, &first,
-                  &count);
+    if (who == nleader) {
+        bfs_links(node_pos(t, nd, root), t->nnodes, p->node_fanout, &parent, &start, &count);
         if (parent >= 0)
-            *parent_out = cluster_leader(t, cluster_at(t, parent, root), root);
-        for (int i = 0; i < count; i++) {
-            int cc = cluster_at(t, first + i, root);
-            children[n++] = cluster_leader(t, cc, root);
-        }
+            *parent_out = node_leader(t, node_at(t, parent, root), root);
+        for (int i = 0; i < count; i++)
+            children[n++] = node_leader(t, node_at(t, start + i, root), root);
     }
-    bfs_links(mypos, csize, p->inner_fanout, &parent, &first, &count);
+    if (who == leader) {
+        bfs_links(cluster_pos(t, c, first), clusters_on(t, nd), p->leader_fanout, &parent,
+                  &start, &count);
+        if (parent >= 0)
+            *parent_out = cluster_leader(t, cluster_at(t, parent, first), root);
+        for (int i = 0; i < count; i++)
+            children[n++] = cluster_leader(t, cluster_at(t, start + i, first), root);
+    }
+    bfs_links(mypos, csize, p->inner_fanout, &parent, &start, &count);
     if (parent >= 0)
         *parent_out = inner_rank(t, c, parent, leader);
     for (int i = 0; i < count; i++)
-        children[n++] = inner_rank(t, c, first + i, leader);
+        children[n++] = inner_rank(t, c, start + i, leader);
     return n;
 }
 
 /* How many of `who`'s children are leaves; leaf[i] says which. */
 static int count_leaves(const aos_team_t *t, int root, int who, int *leaf)
 {
-    int children[2 * AOS__MAX_FANOUT], grandchildren[2 * AOS__MAX_FANOUT], parent;
+    int children[3 * AOS__MAX_FANOUT], grandchildren[3 * AOS__MAX_FANOUT], parent;
     int n = links_of(t, root, who, &parent, children), leaves = 0;
     for (int i = 0; i < n; i++) {
-        int is_leaf = links_of(t, root, children[i], &parent, grandchildren) == 0;
+        /* Only a leaf on its parent's node can be helped: shares are stores. */
+        int is_leaf = t->node[children[i]] == t->node[who] &&
+                      links_of(t, root, children[i], &parent, grandchildren) == 0;
         if (leaf != NULL)
             leaf[i] = is_leaf;
         leaves += is_leaf;
@@ -159,29 +212,25 @@ static void build_tree(aos_team_t *t, int root)
     struct aos__tree *tr = &t->tree;
     tr->nchildren = links_of(t, root, t->me, &tr->parent, tr->children);
     tr->nleaves = count_leaves(t, root, t->me, tr->leaf);
-    tr->parent_leaves =
-        tr->nchildren == 0 && tr->parent >= 0 ? count_leaves(t, root, tr->parent, NULL) : 0;
+    tr->parent_leaves = tr->nchildren == 0 && tr->parent >= 0 &&
+                                t->node[tr->parent] == t->node[t->me]
+                            ? count_leaves(t, root, tr->parent, NULL)
+                            : 0;
     tr->root = root;
 }
 
 static void plan_for(aos_team_t *t, size_t nbytes, int root)
 {
     if (t->plan_bytes != nbytes || t->plan_model != aos__model_generation()) {
-        int cluster_max = 0;
-        for (int c = 0; c < t->nclusters; c++) {
-            int k = 0;
-            for (int r = 0; r < t->size; r++)
-                k += t->cluster[r] == c;
-            cluster_max = k > cluster_max ? k : cluster_max;
-        }
-        aos__model_plan_bcast(aos__model(), t->size, t->nclusters, cluster_max, nbytes,
-                              &t->plan);
-        const int *lk = t->plan.leader_fanout, *ik = t->plan.inner_fanout;
-        aos__debug("broadcast %zu B over %d PEs in %d clusters: fan-outs across %d,%d,... "
-                   "inside %d,%d,..., chunk %zu%s, predicted %.0f ns",
-                   nbytes, t->size, t->nclusters, lk[0], lk[0] ? lk[1] : 0, ik[0],
-                   ik[0] ? ik[1] : 0, t->plan.chunk, t->plan.help ? ", helped" : "",
-                   t->plan.predicted_ns);
+        aos__model_plan_bcast_shape(aos__model(), &t->shape, nbytes, &t->plan);
+        const int *nk = t->plan.node_fanout, *lk = t->plan.leader_fanout,
+                  *ik = t->plan.inner_fanout;
+        aos__debug("broadcast %zu B over %d PEs on %d nodes in %d clusters: fan-outs across "
+                   "nodes %d,%d,... clusters %d,%d,... inside %d,%d,..., chunk %zu%s, "
+                   "predicted %.0f ns",
+                   nbytes, t->size, t->nnodes, t->nclusters, nk[0], nk[0] ? nk[1] : 0, lk[0],
+                   lk[0] ? lk[1] : 0, ik[0], ik[0] ? ik[1] : 0, t->plan.chunk,
+                   t->plan.help ? ", helped" : "", t->plan.predicted_ns);
         t->plan_bytes = nbytes;
         t->plan_model = aos__model_generation();
         t->tree.root = -1;
@@ -253,13 +302,16 @@ static int push_shares(aos_team_t *t, const char *mine, uint64_t dest_off, size_
  * each announcement on to my children (and, with help, writing my leaf
  * children's shares). A helped leaf copies each chunk but the share its
  * parent writes, and returns once that has arrived too. */
-static int receive(aos_team_t *t, char *dest, const char *from, uint64_t dest_off, size_t nbytes,
-                   size_t chunk, uint64_t base, uint64_t nchunks, int help)
+static int receive(aos_team_t *t, char *dest, uint64_t from_off, uint64_t dest_off,
+                   size_t nbytes, size_t chunk, uint64_t base, uint64_t nchunks, int help)
 {
     const struct aos__tree *tr = &t->tree;
     int helped = help && tr->nchildren == 0 ? tr->parent_leaves : 0;
     const uint64_t *word = (const uint64_t *)(void *)(aos__rt.my_base + aos__slot_off(t->slot) +
                                                       AOS__SLOT_DOWN(tr->parent));
+    /* A parent on another node: its chunks come by gets. */
+    int far = t->node[tr->parent] != t->node[t->me];
+    const char *from = far ? NULL : aos__team_peer(t, tr->parent, from_off);
     uint64_t done = base; /* chunks below done - base are copied */
     while (done < base + nchunks) {
         int rc = aos__team_wait(t, AOS__SLOT_DOWN(tr->parent), done + 1);
@@ -270,13 +322,20 @@ static int receive(aos_team_t *t, char *dest, const char *from, uint64_t dest_of
         uint64_t ready = aos__load_acquire(word);
         if (ready > base + nchunks)
             ready = base + nchunks;
-        for (uint64_t c = done - base; c < ready - base; c++) {
+        if (far) { /* the announced chunks in one get (never helped) */
+            size_t lo, hi, last_lo;
+            chunk_range(done - base, chunk, nbytes, &lo, &hi);
+            chunk_range(ready - base - 1, chunk, nbytes, &last_lo, &hi);
+            rc = aos__team_read(t, tr->parent, from_off + lo, dest + lo, hi - lo);
+        }
+        for (uint64_t c = done - base; !far && c < ready - base; c++) {
             size_t lo, hi;
             chunk_range(c, chunk, nbytes, &lo, &hi);
             size_t end = hi - help_share(hi - lo, helped);
             aos__copy(dest + lo, from + lo, end - lo);
         }
-        rc = signal_children(t, ready);
+        if (rc == AOS_OK)
+            rc = signal_children(t, ready);
         if (rc == AOS_OK && help && tr->nleaves > 0)
             rc = push_shares(t, dest, dest_off, nbytes, chunk, base, done - base, ready - base);
         if (rc != AOS_OK)
@@ -287,26 +346,6 @@ static int receive(aos_team_t *t, char *dest, const char *from, uint64_t dest_of
     if (rc == AOS_OK && helped)
         rc = aos__team_wait(t, AOS__SLOT_HELP(tr->parent), base + nchunks);
     return rc;
-}
-
-/* A team that spans nodes: once the root's source is ready, every member
- * gets it (a load on the root's node); the tree tiers over nodes are the
- * launch issue's node tier. */
-static int broadcast_by_gets(aos_team_t *team, void *dest, const void *source, uint64_t src_off,
-                             size_t nbytes, int root)
-{
-    int rc = aos__team_sync(team); /* the root's source is ready */
-    if (rc != AOS_OK)
-        return rc;
-    int crc = AOS_OK;
-    if (team->me == root) {
-        if (dest != source)
-            aos__copy(dest, source, nbytes);
-    } else {
-        crc = aos__team_read(team, root, src_off, dest, nbytes);
-    }
-    rc = aos__team_sync(team); /* the root's source stays until everyone has it */
-    return crc != AOS_OK ? crc : rc;
 }
 
 int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbytes, int root)
@@ -331,8 +370,6 @@ int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbyte
             aos__copy(dest, source, nbytes);
         return AOS_OK;
     }
-    if (team->net)
-        return broadcast_by_gets(team, dest, source, src_off, nbytes, root);
     plan_for(team, nbytes, root);
     size_t chunk = team->plan.chunk;
     uint64_t nchunks = (nbytes + chunk - 1) / chunk;
@@ -346,13 +383,12 @@ int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbyte
         if (rc == AOS_OK && dest != source)
             aos__copy(dest, source, nbytes);
     } else {
-        if (help && team->tree.nchildren == 0) /* my parent may write my buffer from now */
+        if (help && team->tree.parent_leaves > 0) /* my parent may write my buffer from now */
             rc = aos__team_signal(team, team->tree.parent, AOS__SLOT_ENTER(team->me), base + 1);
         /* The root's data is in its source; everybody else's in its dest. */
         uint64_t from = team->tree.parent == root ? src_off : dest_off;
         if (rc == AOS_OK)
-            rc = receive(team, dest, aos__team_peer(team, team->tree.parent, from), dest_off,
-                         nbytes, chunk, base, nchunks, help);
+            rc = receive(team, dest, from, dest_off, nbytes, chunk, base, nchunks, help);
     }
     for (int i = 0; rc == AOS_OK && i < team->tree.nchildren; i++)
         rc = aos__team_wait(team, AOS__SLOT_ACK(team->tree.children[i]), base + nchunks);

@@ -36,24 +36,90 @@ static int all_arrived(const void *ctx)
     return a->next == a->n;
 }
 
+/* My node's entries [parity] in my slot, runs of consecutive ranks each in
+ * one put, into the same place of the leader of node nd. */
+static int put_node_entries(aos_team_t *team, int nd, int parity, size_t len, uint64_t v)
+{
+    uint64_t slot_off = aos__slot_off(team->slot);
+    int to = team->leader[nd], pe = team->pes[to];
+    for (int i = 0; i < team->nmine;) {
+        int j = i + 1;
+        while (j < team->nmine && team->mine[j] == team->mine[j - 1] + 1)
+            j++;
+        /* Ranks mine[i..j): from the first's data to the last's data's end
+         * (the seq words between go along; nobody waits on them there). */
+        size_t lo = entry_off(parity, team->mine[i]);
+        size_t hi = entry_off(parity, team->mine[j - 1]) + len;
+        if (len != 0) {
+            aos__coll_count_net();
+            int rc = aos__tp(pe)->put(pe, slot_off + lo, aos__rt.my_base + slot_off + lo,
+                                      hi - lo, NULL);
+            if (rc != AOS_OK)
+                return rc;
+        }
+        i = j;
+    }
+    /* Ordered after the puts (transport.h). */
+    return aos__team_signal(team, to, AOS__SLOT_HELP(team->me), v);
+}
+
+static int exchange_nodes(aos_team_t *team, const void *mine, size_t len, int parity,
+                          uint64_t v, const struct aos__xchg_entry **entries)
+{
+    uint64_t slot_off = aos__slot_off(team->slot);
+    size_t my_entry = entry_off(parity, team->me);
+    size_t seq_at = offsetof(struct aos__xchg_entry, seq);
+    int leader = team->mine[0];
+    if (team->me != leader) {
+        /* The signal's release publishes the copy. */
+        memcpy(aos__team_peer(team, leader, slot_off + my_entry), mine, len);
+        int rc = aos__team_signal(team, leader, my_entry + seq_at, v);
+        if (rc == AOS_OK) /* all entries are in the leader's slot */
+            rc = aos__team_wait(team, AOS__SLOT_DOWN(leader), v);
+        if (rc != AOS_OK)
+            return rc;
+        *entries = (const struct aos__xchg_entry *)(void *)aos__team_peer(
+            team, leader, slot_off + entry_off(parity, 0));
+        return AOS_OK;
+    }
+    char *base = aos__rt.my_base + slot_off;
+    struct aos__xchg_entry *own = (struct aos__xchg_entry *)(void *)(base + my_entry);
+    memcpy(own->data, mine, len);
+    /* Relaxed: only this thread reads my own entry's word. */
+    aos__store_relaxed(&own->seq.value, v);
+    int rc = AOS_OK;
+    for (int i = 1; rc == AOS_OK && i < team->nmine; i++)
+        rc = aos__team_wait(team, entry_off(parity, team->mine[i]) + seq_at, v);
+    /* Starting after my node spreads the writers over the targets. */
+    int me = team->node[team->me];
+    for (int i = 1; rc == AOS_OK && i < team->nnodes; i++)
+        rc = put_node_entries(team, (me + i) % team->nnodes, parity, len, v);
+    for (int nd = 0; rc == AOS_OK && nd < team->nnodes; nd++)
+        if (nd != me)
+            rc = aos__team_wait(team, AOS__SLOT_HELP(team->leader[nd]), v);
+    for (int i = 1; rc == AOS_OK && i < team->nmine; i++)
+        rc = aos__team_signal(team, team->mine[i], AOS__SLOT_DOWN(team->me), v);
+    if (rc == AOS_OK)
+        *entries = (const struct aos__xchg_entry *)(void *)(base + entry_off(parity, 0));
+    return rc;
+}
+
 int aos__team_exchange(aos_team_t *team, const void *mine, size_t len,
                        const struct aos__xchg_entry **entries)
 {
     int parity = (int)(team->xchg_count++ & 1);
     uint64_t v = ++team->seq;
+    if (team->net)
+        return exchange_nodes(team, mine, len, parity, v, entries);
     uint64_t slot_off = aos__slot_off(team->slot);
     size_t my_entry = entry_off(parity, team->me);
     /* Starting after myself spreads the writers over the targets. */
     for (int i = 1; i < team->size; i++) {
         int r = (team->me + i) % team->size;
-        int pe = team->pes[r];
-        int rc = AOS_OK;
-        if (aos__on_node(pe)) /* the signal's release publishes the copy */
-            memcpy(aos__rt.peers[pe].base + slot_off + my_entry, mine, len);
-        else if (len != 0) /* the signal is ordered after the put (transport.h) */
-            rc = aos__tp(pe)->put(pe, slot_off + my_entry, mine, len, NULL);
-        if (rc == AOS_OK)
-            rc = aos__team_signal(team, r, my_entry + offsetof(struct aos__xchg_entry, seq), v);
+        /* On my node (a team over several takes exchange_nodes): the
+         * signal's release publishes the copy. */
+        memcpy(aos__team_peer(team, r, slot_off + my_entry), mine, len);
+        int rc = aos__team_signal(team, r, my_entry + offsetof(struct aos__xchg_entry, seq), v);
         if (rc != AOS_OK)
             return rc;
     }

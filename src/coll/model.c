@@ -36,8 +36,10 @@ void aos__model_defaults(struct aos__model *m)
 {
 #define AOS__MODEL_DEFAULT(field, key, def, meaning) m->field = def;
     AOS__MODEL_TABLE(AOS__MODEL_DEFAULT)
+    AOS__MODEL_NET_TABLE(AOS__MODEL_DEFAULT)
 #undef AOS__MODEL_DEFAULT
     m->from_file = 0;
+    m->net_measured = 0;
 }
 
 const struct aos__model *aos__model(void)
@@ -67,9 +69,13 @@ int aos__model_path(char *buf, size_t len)
 }
 
 #define AOS__MODEL_COUNT(field, k, def, meaning) +1
-enum { AOS__MODEL_KEYS = 0 AOS__MODEL_TABLE(AOS__MODEL_COUNT) };
+enum {
+    AOS__MODEL_KEYS = 0 AOS__MODEL_TABLE(AOS__MODEL_COUNT),
+    AOS__MODEL_NET_KEYS = 0 AOS__MODEL_NET_TABLE(AOS__MODEL_COUNT)
+};
 #undef AOS__MODEL_COUNT
-_Static_assert(AOS__MODEL_KEYS <= 64, "aos__model_read keeps a bit per key in 64");
+_Static_assert(AOS__MODEL_KEYS + AOS__MODEL_NET_KEYS <= 64,
+               "aos__model_read keeps a bit per key in 64");
 
 /* A model file is a short regular file: anything else (a device such as
  * /dev/zero, a FIFO nobody writes, a huge file) is refused before it is
@@ -129,7 +135,8 @@ static int valid_value(const char *key, double value)
 
 /* Lines "key value"; '#' starts a comment. Every key of the table must be
  * there with a valid value; unknown keys are an error (a typo would
- * otherwise silently leave a default in place). */
+ * otherwise silently leave a default in place). The network tier's keys
+ * come all together or not at all (a file measured on one node). */
 int aos__model_read(const char *path, struct aos__model *m)
 {
     static char text[AOS__MODEL_FILE_MAX];
@@ -164,6 +171,7 @@ int aos__model_read(const char *path, struct aos__model *m)
     }                                                                                      \
     bit <<= 1;
         AOS__MODEL_TABLE(AOS__MODEL_PARSE)
+        AOS__MODEL_NET_TABLE(AOS__MODEL_PARSE)
 #undef AOS__MODEL_PARSE
         if (hit == 0)
             rc = AOS_ERR_CONFIG;
@@ -171,14 +179,20 @@ int aos__model_read(const char *path, struct aos__model *m)
     }
     fclose(f);
     bit = 1;
+    uint64_t net = 0;
 #define AOS__MODEL_ALL(field, k, def, meaning) all |= bit, bit <<= 1;
+#define AOS__MODEL_NET(field, k, def, meaning) net |= bit, bit <<= 1;
     AOS__MODEL_TABLE(AOS__MODEL_ALL)
+    AOS__MODEL_NET_TABLE(AOS__MODEL_NET)
+#undef AOS__MODEL_NET
 #undef AOS__MODEL_ALL
-    if (rc == AOS_OK && seen != all)
+    uint64_t net_seen = seen & net;
+    if (rc == AOS_OK && ((seen & all) != all || (net_seen != 0 && net_seen != net)))
         rc = AOS_ERR_CONFIG;
     if (rc != AOS_OK)
         return rc;
     out.from_file = 1;
+    out.net_measured = net_seen != 0;
     *m = out;
     return AOS_OK;
 }
@@ -207,6 +221,9 @@ int aos__model_write(const char *path, const struct aos__model *m, const char *c
         fprintf(f, "# %s\n", comment);
 #define AOS__MODEL_PRINT(field, key, def, meaning) fprintf(f, "%-20s %.6g  # %s\n", key, m->field, meaning);
     AOS__MODEL_TABLE(AOS__MODEL_PRINT)
+    if (m->net_measured) {
+        AOS__MODEL_NET_TABLE(AOS__MODEL_PRINT)
+    }
 #undef AOS__MODEL_PRINT
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         int saved = errno;

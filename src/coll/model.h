@@ -56,11 +56,28 @@
     X(put_transfer, "put_transfer_ns", 150.0, "8-byte put: until the data is at the target") \
     X(put_completion, "put_completion_ns", 100.0, "8-byte put: until the initiator knows")
 
+/* The network tier: the same between PEs on different nodes, where the
+ * collectives' node leaders signal and move data through the network
+ * transport. aos-probe measures it when its job spans nodes; a file
+ * without these keys (measured on one node) leaves their defaults, which
+ * stand for a fast cluster network. */
+#define AOS__MODEL_NET_TABLE(X)                                                            \
+    X(net_L, "net_latency_ns", 3000.0,                                                     \
+      "between nodes: a signal until its waiter sees it")                                  \
+    X(net_o, "net_overhead_ns", 500.0, "between nodes: sender's time to issue one signal")  \
+    X(net_g, "net_gap_ns", 500.0, "between nodes: least time between one PE's signals")     \
+    X(net_G, "net_per_byte_ns", 0.1, "between nodes: one byte of a large get")              \
+    X(net_get, "net_get_ns", 6000.0, "between nodes: an 8-byte get, call to data")          \
+    X(net_put, "net_put_ns", 6000.0,                                                       \
+      "between nodes: an 8-byte put until the data is at the target (put and flush)")
+
 struct aos__model {
 #define AOS__MODEL_FIELD(field, key, def, meaning) double field;
     AOS__MODEL_TABLE(AOS__MODEL_FIELD)
+    AOS__MODEL_NET_TABLE(AOS__MODEL_FIELD)
 #undef AOS__MODEL_FIELD
     int from_file; /* 1 when read from a file, 0 for the defaults */
+    int net_measured; /* the network tier was measured (a file with it, aos-probe) */
 };
 
 /* The model in effect (the defaults before aos_init). */
@@ -85,10 +102,11 @@ int aos__model_read(const char *path, struct aos__model *m);
 int aos__model_write(const char *path, const struct aos__model *m, const char *comment);
 void aos__model_defaults(struct aos__model *m);
 
-/* A broadcast plan: fan-outs per tree level among cluster leaders and
- * inside a cluster (0-terminated), and the pipeline's chunk size. */
+/* A broadcast plan: fan-outs per tree level among node leaders, among the
+ * cluster leaders of a node and inside a cluster (0-terminated), and the pipeline's chunk size. */
 #define AOS__PLAN_LEVELS 12
 struct aos__bcast_plan {
+    int node_fanout[AOS__PLAN_LEVELS + 1]; /* among node leaders (one node: none) */
     int leader_fanout[AOS__PLAN_LEVELS + 1];
     int inner_fanout[AOS__PLAN_LEVELS + 1];
     size_t chunk;
@@ -108,6 +126,22 @@ static inline double aos__model_over_cache(const struct aos__model *m)
     double over = 4.0 * m->cache;
     return over < (double)AOS__MODEL_OVER_MAX ? over : (double)AOS__MODEL_OVER_MAX;
 }
+/* A team's shape as the planner sees it: n PEs on nnodes nodes (at most
+ * node_max on one), at most node_clusters clusters on one node, at most
+ * cluster_max PEs in one cluster. One node: nnodes 1, node_max n. */
+struct aos__shape {
+    int n, nnodes, node_max, node_clusters, cluster_max;
+};
+/* The plan with the least predicted time for `bytes` over a team of that
+ * shape: a tree across the node leaders (priced with the network tier),
+ * across the cluster leaders of each node, then inside each cluster. */
+void aos__model_plan_bcast_shape(const struct aos__model *m, const struct aos__shape *s,
+                                 size_t bytes, struct aos__bcast_plan *plan);
+/* Barrier and all-reduce over a team spanning nodes (coll/barrier.c,
+ * exchange.c, reduce.c: node leaders over the network). */
+double aos__model_predict_barrier_shape(const struct aos__model *m, const struct aos__shape *s);
+int aos__model_plan_allreduce_shape(const struct aos__model *m, const struct aos__shape *s,
+                                    size_t bytes, double *predicted_ns);
 /* Per-byte cost of copying `bytes` (source and target: 2 * bytes touched). */
 double aos__model_per_byte(const struct aos__model *m, double bytes);
 /* Predicted time of one collective on a team of n PEs in one cluster. */

@@ -55,6 +55,7 @@
 #include <math.h>
 
 #include "coll/model.h"
+#include "coll/reduce_ops.h"
 #include "coll/team.h"
 
 double aos__model_per_byte(const struct aos__model *m, double bytes)
@@ -147,6 +148,7 @@ struct search {
     double Gc;          /* per byte of a helped copy (parent writes, child reads) */
     double nchunks;
     int help;           /* parents write a share into leaf children */
+    int net;            /* a tree across nodes: priced with the network tier */
     int k[AOS__PLAN_LEVELS];
     int best_k[AOS__PLAN_LEVELS + 1];
     double best;
@@ -157,6 +159,15 @@ static double tree_cost(const struct search *S, const int *k, int d)
 {
     const struct aos__model *m = S->m;
     double sum = 0.0, worst = 0.0;
+    if (S->net) { /* each child gets the chunk over the network from its parent, whose
+                   * link carries the k copies one after the other */
+        for (int i = 0; i < d; i++) {
+            double stage = (k[i] - 1) * m->net_o + m->net_L + m->net_get + S->s * m->net_G * k[i];
+            sum += stage;
+            worst = stage > worst ? stage : worst;
+        }
+        return sum + (S->nchunks - 1.0) * worst + m->net_L;
+    }
     for (int i = 0; i < d; i++) {
         double copy = fresh_copy(m, S->s, S->G) * contention(m, k[i]);
         if (S->help && i == d - 1) /* leaves read k / (k + 1) of a chunk while the parent
@@ -197,14 +208,14 @@ static void search_from(struct search *S, int depth, long covered, long width, i
 /* Best fan-outs to reach n PEs with chunks of s bytes, parents helping
  * their leaves or not; returns the cost. */
 static double best_tree(const struct aos__model *m, int n, double s, double nchunks, int help,
-                        int *out)
+                        int net, int *out)
 {
     out[0] = 0;
     if (n <= 1)
         return 0.0;
     struct search S = {.m = m, .n = n, .s = s, .nchunks = nchunks, .best = INFINITY,
                        .G = fresh_per_byte(m, s * nchunks, FRESH_COPY),
-                       .Gc = coop_per_byte(m, s * nchunks), .help = help};
+                       .Gc = coop_per_byte(m, s * nchunks), .help = help && !net, .net = net};
     int kmax = n - 1 < 32 ? n - 1 : 32;
     search_from(&S, 0, 1, 1, kmax);
     for (int i = 0; i <= AOS__PLAN_LEVELS; i++) {
@@ -215,16 +226,17 @@ static double best_tree(const struct aos__model *m, int n, double s, double nchu
     return S.best;
 }
 
-void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int cluster_max,
-                           size_t bytes, struct aos__bcast_plan *plan)
+void aos__model_plan_bcast_shape(const struct aos__model *m, const struct aos__shape *sh,
+                                 size_t bytes, struct aos__bcast_plan *plan)
 {
     static const size_t chunks[] = {8u << 10, 16u << 10, 32u << 10, 64u << 10, 128u << 10,
                                     256u << 10, 512u << 10};
     plan->predicted_ns = INFINITY;
     plan->chunk = bytes > 0 ? bytes : 1;
     plan->help = 0;
-    plan->leader_fanout[0] = plan->inner_fanout[0] = 0;
+    plan->node_fanout[0] = plan->leader_fanout[0] = plan->inner_fanout[0] = 0;
     int can_help = bytes >= AOS__HELP_MIN_BYTES;
+    int inner_n = sh->n > sh->cluster_max ? sh->cluster_max : sh->n;
     for (size_t i = 0; i <= sizeof chunks / sizeof chunks[0]; i++) {
         size_t chunk = i < sizeof chunks / sizeof chunks[0] ? chunks[i] : bytes;
         if (chunk == 0 || (chunk > bytes && i < sizeof chunks / sizeof chunks[0]))
@@ -232,16 +244,19 @@ void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int
         double nchunks = ceil((double)bytes / (double)chunk);
         if (nchunks < 1.0)
             nchunks = 1.0;
+        int nodes[AOS__PLAN_LEVELS + 1];
+        double across = best_tree(m, sh->nnodes, (double)chunk, nchunks, 0, 1, nodes);
         for (int help = 0; help <= can_help; help++) {
             int lead[AOS__PLAN_LEVELS + 1], inner[AOS__PLAN_LEVELS + 1];
-            double t = best_tree(m, nclusters, (double)chunk, nchunks, help, lead) +
-                       best_tree(m, n > cluster_max ? cluster_max : n, (double)chunk, nchunks,
-                                 help, inner);
+            double t = across +
+                       best_tree(m, sh->node_clusters, (double)chunk, nchunks, help, 0, lead) +
+                       best_tree(m, inner_n, (double)chunk, nchunks, help, 0, inner);
             if (t < plan->predicted_ns) {
                 plan->predicted_ns = t;
                 plan->chunk = chunk;
                 plan->help = help;
                 for (int l = 0; l <= AOS__PLAN_LEVELS; l++) {
+                    plan->node_fanout[l] = nodes[l];
                     plan->leader_fanout[l] = lead[l];
                     plan->inner_fanout[l] = inner[l];
                 }
@@ -249,6 +264,13 @@ void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int
         }
     }
     plan->predicted_ns += m->o_together; /* the call's entry, the same for every plan */
+}
+
+void aos__model_plan_bcast(const struct aos__model *m, int n, int nclusters, int cluster_max,
+                           size_t bytes, struct aos__bcast_plan *plan)
+{
+    struct aos__shape sh = {n, 1, n, nclusters, cluster_max};
+    aos__model_plan_bcast_shape(m, &sh, bytes, plan);
 }
 
 double aos__model_predict_barrier(const struct aos__model *m, int n)
@@ -308,4 +330,73 @@ double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t by
     double t;
     aos__model_plan_allreduce(m, n, bytes, &t);
     return t;
+}
+
+/* ---- teams over several nodes ------------------------------------------------ */
+
+static int rounds_of(int n)
+{
+    int rounds = 0;
+    for (int dist = 1; dist < n; dist <<= 1)
+        rounds++;
+    return rounds;
+}
+
+/* A node's members arrive at their leader (signals in parallel: L), and
+ * are released one after the other: the node tier around what the leaders
+ * do over the network. */
+static double node_gather_release(const struct aos__model *m, int node_max)
+{
+    return node_max > 1 ? 2.0 * m->L + (node_max - 2) * m->o : 0.0;
+}
+
+double aos__model_predict_barrier_shape(const struct aos__model *m, const struct aos__shape *s)
+{
+    if (s->nnodes <= 1)
+        return aos__model_predict_barrier(m, s->n);
+    return node_gather_release(m, s->node_max) + rounds_of(s->nnodes) * m->net_L;
+}
+
+/* The exchange by nodes (exchange.c), after its entry: members copy their
+ * data into the leader's slot; the leader puts its node's entries into
+ * every other leader's slot, one put (and its completion) and a signal
+ * each, the last signal arriving L later; then every member folds the n
+ * entries from the leader's slot. */
+static double exchange_nodes_moves(const struct aos__model *m, const struct aos__shape *sh,
+                                   double s)
+{
+    double bundle = s * sh->node_max;
+    return node_gather_release(m, sh->node_max) +
+           (sh->nnodes - 1) * (m->net_put + bundle * m->net_G + m->net_o) + m->net_L +
+           fresh_copy(m, sh->n * s, fresh_per_byte(m, s, FRESH_FOLD));
+}
+
+/* By slices over nodes: three barriers by nodes; each member folds its
+ * slice of the sources on its node from memory and of the others by gets
+ * (a chunk of AOS__FOLD_CHUNK at a time: reduce.c), then reads the other
+ * slices, from other nodes by gets; a node's members share its link. */
+static double slice_nodes_moves(const struct aos__model *m, const struct aos__shape *sh,
+                                double s)
+{
+    int n = sh->n, k = sh->node_max, far = n - k;
+    double piece = s / n;
+    double gets_per_source = ceil(piece / AOS__FOLD_CHUNK);
+    double fold = fresh_copy(m, (k - 1) * piece, fresh_per_byte(m, piece, FRESH_FOLD)) +
+                  far * (gets_per_source * m->net_get + piece * m->net_G * k);
+    double gather = fresh_copy(m, (k - 1) * piece, fresh_per_byte(m, piece, FRESH_SYNCED)) +
+                    far * (m->net_get + piece * m->net_G * k);
+    return 3.0 * aos__model_predict_barrier_shape(m, sh) + fold + gather;
+}
+
+int aos__model_plan_allreduce_shape(const struct aos__model *m, const struct aos__shape *sh,
+                                    size_t bytes, double *predicted_ns)
+{
+    if (sh->nnodes <= 1)
+        return aos__model_plan_allreduce(m, sh->n, bytes, predicted_ns);
+    double s = (double)bytes;
+    double by_slices = slice_nodes_moves(m, sh, s);
+    double t = bytes <= AOS__XCHG_BYTES ? exchange_nodes_moves(m, sh, s) : INFINITY;
+    int exchange = t <= by_slices;
+    *predicted_ns = m->o_together + (exchange ? t : by_slices);
+    return exchange;
 }

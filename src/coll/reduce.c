@@ -105,9 +105,10 @@ static int allreduce_by_exchange(aos_team_t *team, size_t bytes)
     if (team->reduce_bytes != bytes || team->reduce_model != aos__model_generation()) {
         double predicted_ns;
         team->reduce_exchange =
-            aos__model_plan_allreduce(aos__model(), team->size, bytes, &predicted_ns);
-        aos__debug("all-reduce %zu B over %d PEs: %s, predicted %.0f ns", bytes, team->size,
-                   team->reduce_exchange ? "exchange" : "slices", predicted_ns);
+            aos__model_plan_allreduce_shape(aos__model(), &team->shape, bytes, &predicted_ns);
+        aos__debug("all-reduce %zu B over %d PEs on %d nodes: %s, predicted %.0f ns", bytes,
+                   team->size, team->nnodes, team->reduce_exchange ? "exchange" : "slices",
+                   predicted_ns);
         team->reduce_bytes = bytes;
         team->reduce_model = aos__model_generation();
     }

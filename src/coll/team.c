@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/atomics.h"
 #include "arch/copy.h"
 #include "core/runtime.h"
 #include "core/wait.h"
@@ -54,9 +55,26 @@ int aos__coll_locate(const void *addr, size_t len, uint64_t *off)
     return aos__sym_locate(addr, len, off);
 }
 
+static uint64_t net_ops;
+
+uint64_t aos__coll_net_ops(void)
+{
+    /* Relaxed: a count, read by the thread that made the calls it counts. */
+    return aos__load_relaxed(&net_ops);
+}
+
+void aos__coll_count_net(void)
+{
+    /* Relaxed: nothing is ordered by the count (collectives on different
+     * teams may run in several threads at once). */
+    aos__fetch_add_relaxed(&net_ops, 1);
+}
+
 int aos__team_signal(const aos_team_t *team, int rank, size_t word_off, uint64_t value)
 {
     int pe = team->pes[rank];
+    if (!aos__on_node(pe))
+        aos__coll_count_net();
     return aos__tp(pe)->signal_store(pe, aos__slot_off(team->slot) + word_off, value);
 }
 
@@ -67,6 +85,7 @@ int aos__team_read(const aos_team_t *team, int rank, uint64_t off, void *dst, si
         aos__copy(dst, aos__rt.peers[pe].base + off, len);
         return AOS_OK;
     }
+    aos__coll_count_net();
     return aos__tp(pe)->get(dst, pe, off, len, NULL);
 }
 
@@ -79,12 +98,35 @@ int aos__team_wait(const aos_team_t *team, size_t word_off, uint64_t value)
 
 /* ---- making and freeing teams ---------------------------------------------- */
 
+/* The most members of one node and of one cluster, the most clusters on
+ * one node. */
+static void team_shape(aos_team_t *t)
+{
+    struct aos__shape *sh = &t->shape;
+    *sh = (struct aos__shape){.n = t->size, .nnodes = t->nnodes};
+    for (int nd = 0; nd < t->nnodes; nd++) {
+        int pes = 0, clusters = 0;
+        for (int r = 0; r < t->size; r++)
+            pes += t->node[r] == nd;
+        for (int c = 0; c < t->nclusters; c++)
+            clusters += t->cluster_node[c] == nd;
+        sh->node_max = pes > sh->node_max ? pes : sh->node_max;
+        sh->node_clusters = clusters > sh->node_clusters ? clusters : sh->node_clusters;
+    }
+    for (int c = 0; c < t->nclusters; c++) {
+        int pes = 0;
+        for (int r = 0; r < t->size; r++)
+            pes += t->cluster[r] == c;
+        sh->cluster_max = pes > sh->cluster_max ? pes : sh->cluster_max;
+    }
+}
+
 /* A team of the given world PEs (me among them) in `slot`, starting at seq. */
 static int team_new(const int *pes, int n, int slot, uint64_t seq, aos_team_t **out)
 {
     const struct aos__runtime *rt = &aos__rt;
     aos_team_t *t = calloc(1, sizeof *t);
-    int *list = malloc(2 * (size_t)n * sizeof *list);
+    int *list = malloc(6 * (size_t)n * sizeof *list);
     if (t == NULL || list == NULL) {
         free(list);
         free(t);
@@ -92,6 +134,10 @@ static int team_new(const int *pes, int n, int slot, uint64_t seq, aos_team_t **
     }
     t->pes = list;
     t->cluster = list + n;
+    t->node = list + 2 * (size_t)n;
+    t->cluster_node = list + 3 * (size_t)n;
+    t->leader = list + 4 * (size_t)n;
+    t->mine = list + 5 * (size_t)n;
     t->size = n;
     t->me = -1;
     for (int r = 0; r < n; r++) {
@@ -107,7 +153,22 @@ static int team_new(const int *pes, int n, int slot, uint64_t seq, aos_team_t **
                 rt->peers[pes[q]].node == rt->peers[pes[r]].node)
                 c = t->cluster[q];
         t->cluster[r] = c >= 0 ? c : t->nclusters++;
+        /* Nodes likewise; a node's first rank is its leader. */
+        int nd = -1;
+        for (int q = 0; q < r && nd < 0; q++)
+            if (rt->peers[pes[q]].node == rt->peers[pes[r]].node)
+                nd = t->node[q];
+        if (nd < 0) {
+            nd = t->nnodes++;
+            t->leader[nd] = r;
+        }
+        t->node[r] = nd;
+        t->cluster_node[t->cluster[r]] = nd;
     }
+    for (int r = 0; r < n; r++)
+        if (t->me >= 0 && t->node[r] == t->node[t->me])
+            t->mine[t->nmine++] = r;
+    team_shape(t);
     t->slot = slot;
     t->seq = seq;
     t->tree.root = -1;

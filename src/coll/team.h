@@ -82,8 +82,8 @@ struct aos__tree {
     int root;                          /* team rank the tree is built for; -1 none */
     int parent;                        /* team rank; -1 at the root */
     int nchildren;
-    int children[2 * AOS__MAX_FANOUT]; /* team ranks: across clusters, then inside */
-    int leaf[2 * AOS__MAX_FANOUT];     /* children[i] has no children of its own */
+    int children[3 * AOS__MAX_FANOUT]; /* team ranks: across nodes, clusters, then inside */
+    int leaf[3 * AOS__MAX_FANOUT];     /* children[i] has none of its own, on its node */
     int nleaves;                       /* my leaf children (I help them) */
     int parent_leaves;                 /* my parent's leaf children, when I am a leaf */
 };
@@ -95,6 +95,17 @@ struct aos_team {
     int *pes;        /* world PE of each rank */
     int *cluster;    /* cluster of each rank, renumbered 0.. in order of first rank */
     int nclusters;
+    /* The node tier (teams with members on several nodes): node of each
+     * rank, renumbered 0.. in order of first rank; node of each cluster; the
+     * lowest rank on each node (its leader in barriers and exchanges); the
+     * ranks on my node in rank order (mine[0] is my node's leader). */
+    int *node;
+    int nnodes;
+    int *cluster_node;
+    int *leader;
+    int *mine;
+    int nmine;
+    struct aos__shape shape; /* what the planner sees */
     uint64_t seq;    /* the team's sequence (see above) */
     uint64_t xchg_count; /* exchanges done: their parity */
     int predefined;  /* world/node/cluster: not destroyed by the user */
@@ -126,6 +137,11 @@ static inline char *aos__team_peer(const aos_team_t *team, int rank, uint64_t of
 {
     return aos__rt.peers[team->pes[rank]].base + off;
 }
+
+/* Network operations (signals, puts, gets) this PE's collectives have
+ * issued: tests read it to see which tier a collective took. */
+uint64_t aos__coll_net_ops(void);
+void aos__coll_count_net(void);
 
 /* Copies len bytes of team rank `rank`'s arena at off into dst: a load on
  * my node, a get from another. */

@@ -13,6 +13,16 @@ static void teams(void)
 {
     CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && shmem_team_n_pes(SHMEM_TEAM_WORLD) == npes);
     CHECK(shmem_team_n_pes(SHMEM_TEAM_SHARED) == test_node_pes(me, npes)); /* my node's */
+    /* SHMEM_TEAM_SHARED is exactly my node's PEs, and shmem_ptr reaches
+     * them all and no PE of another node. */
+    static long word; /* symmetric */
+    for (int pe = 0; pe < npes; pe++) {
+        int in = shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED);
+        CHECK((in >= 0) == test_same_node(me, pe, npes));
+        CHECK((shmem_ptr(&word, pe) != NULL) == test_same_node(me, pe, npes));
+        if (in >= 0)
+            CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, in, SHMEM_TEAM_WORLD) == pe);
+    }
     CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1);
     shmem_team_config_t cfg = {.num_contexts = 3}, got = {0};
     shmem_team_t odd = SHMEM_TEAM_INVALID, x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;

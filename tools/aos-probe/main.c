@@ -8,9 +8,16 @@
  *
  *   aosrun -n 2 aos-probe [--predict [--rounds N] [--detail]] [--quick] [--output FILE]
  *
- * Needs 2 PEs or more (PE 0 and 1 do the point-to-point measurements). */
+ * Needs 2 PEs or more on PE 0's node (PE 0 and 1 do the point-to-point
+ * measurements). When the job spans nodes it also measures the network
+ * tier between PE 0 and the first PE on another node (net_* in the file),
+ * and --predict times the collectives over the whole job, which then run
+ * with their node tier:
+ *
+ *   AOS_NODE_SIZE=2 UCX_TLS=tcp aosrun -n 4 aos-probe --predict   (pseudo-nodes) */
 #include <string.h>
 
+#include "core/runtime.h"
 #include "probe.h"
 
 #define PROBE_ATTEMPTS 5
@@ -62,7 +69,9 @@ int main(int argc, char **argv)
             output = argv[++i];
         else {
             fprintf(stderr, "usage: aosrun -n 2 aos-probe [--predict [--rounds N] [--detail]] "
-                            "[--quick] [--output FILE]\n");
+                            "[--quick] [--output FILE]\n"
+                            "  (PE 0 and PE 1 on one node; a job over several nodes also "
+                            "measures the network tier)\n");
             return 2;
         }
     }
@@ -71,6 +80,12 @@ int main(int argc, char **argv)
     int me = aos_my_pe(), npes = aos_n_pes();
     if (npes < 2) {
         fprintf(stderr, "aos-probe: run it on 2 PEs or more (aosrun -n 2 aos-probe)\n");
+        aos_finalize();
+        return 2;
+    }
+    if (aos__rt.peers[1].node != aos__rt.peers[0].node) {
+        fprintf(stderr, "aos-probe: PE 0 and PE 1 must share a node (the machine's own "
+                        "parameters are measured between them): start 2 or more PEs per node\n");
         aos_finalize();
         return 2;
     }
@@ -97,6 +112,10 @@ int main(int argc, char **argv)
         printf("model of this machine (ns):\n");
 #define PRINT_ROW(field, key, def, meaning) printf("  %-20s %10.4g   %s\n", key, m.field, meaning);
         AOS__MODEL_TABLE(PRINT_ROW)
+        if (m.net_measured) {
+            printf("network tier (PE 0 and PE %d, on another node):\n", probe_net_partner());
+            AOS__MODEL_NET_TABLE(PRINT_ROW)
+        }
 #undef PRINT_ROW
         if (output != NULL) {
             rc = probe_write(output, &m, npes);

@@ -1,5 +1,6 @@
-/* The model's parameters, measured between PE 0 and PE 1 (everyone else
- * only takes part in the barriers). */
+/* The model's parameters, measured between PE 0 and PE 1, which share a
+ * node (everyone else only takes part in the barriers); across nodes,
+ * network.c. */
 #include <stdalign.h>
 #include <string.h>
 #include <time.h>
@@ -486,6 +487,7 @@ void probe_measure(struct aos__model *m, int effort, int contention, double *L_s
         probe_contention(effort == PROBE_QUICK, &m->c, &m->b);
     measure_put(iters, m->L, m);
     probe_check_latency(L_seen);
+    probe_measure_net(m, effort);
     PROBE_TRY(aos_barrier_all());
     /* PE 0's figures are the model: everyone uses them. */
     struct aos__model *shared = aos_malloc(sizeof *shared);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "coll/team.h"
 #include "probe.h"
 
 int probe_write(const char *path, const struct aos__model *m, int npes)
@@ -71,13 +72,6 @@ static double time_fresh(aos_team_t *t, enum collective what, char *dst, char *s
     return me == 0 ? latest - clock_ns : 0.0;
 }
 
-static double bcast_prediction(const struct aos__model *m, int n, size_t bytes)
-{
-    struct aos__bcast_plan plan;
-    aos__model_plan_bcast(m, n, 1, n, bytes, &plan);
-    return plan.predicted_ns;
-}
-
 enum { MAX_POINTS = 16, MAX_ROUNDS = 32 };
 
 struct point {
@@ -86,13 +80,27 @@ struct point {
     size_t bytes;
 };
 
-static double predict(const struct aos__model *m, const struct point *p, int n)
+/* A team of n PEs on one node, in one cluster. */
+static struct aos__shape one_node(int n)
 {
+    return (struct aos__shape){n, 1, n, 1, n};
+}
+
+/* The model's prediction for a team of shape sh: across nodes, with the
+ * node tier the collectives take there. */
+static double predict(const struct aos__model *m, const struct point *p,
+                      const struct aos__shape *sh)
+{
+    double t;
     if (p->kind < 0)
-        return aos__model_predict_barrier(m, n);
-    if (p->kind == BROADCAST)
-        return bcast_prediction(m, n, p->bytes);
-    return aos__model_predict_allreduce(m, n, p->bytes);
+        return aos__model_predict_barrier_shape(m, sh);
+    if (p->kind == BROADCAST) {
+        struct aos__bcast_plan plan;
+        aos__model_plan_bcast_shape(m, sh, p->bytes, &plan);
+        return plan.predicted_ns;
+    }
+    aos__model_plan_allreduce_shape(m, sh, p->bytes, &t);
+    return t;
 }
 
 static double measure(aos_team_t *w, const struct point *p, long iters, char *a, char *b,
@@ -175,7 +183,7 @@ static void run_rounds(struct rounds *R, const struct aos__model *file, const st
             iters = iters / R->asked > 30 ? iters / R->asked : 30;
             R->meas[i][r] = measure(teams[r], &pts[i], iters, a, b, stamps,
                                     probe_place(r, pts[i].bytes, PROBE_BIG));
-            R->pred[i][r] = predict(&m, &pts[i], npes);
+            R->pred[i][r] = predict(&m, &pts[i], &teams[r]->shape);
             R->ratio[i][r] = R->meas[i][r] / R->pred[i][r];
             R->L_after[r][i] = probe_latency(PROBE_CHECK_ITERS);
         }
@@ -246,7 +254,10 @@ static void print_rounds(const struct rounds *R, const struct point *pts, int np
 static void print_medians(const struct rounds *R, const struct aos__model *file,
                           const struct point *pts, int np, int npes)
 {
-    printf("\nmedians over each point's rounds:\n");
+    const struct aos__shape *sh = &aos_team_world()->shape;
+    printf("\nmedians over each point's rounds (%d PEs on %d node%s, at most %d on one%s):\n",
+           npes, sh->nnodes, sh->nnodes > 1 ? "s" : "", sh->node_max,
+           sh->nnodes > 1 ? "; leaders over the network" : "");
     printf("%-10s %5s %9s %12s %12s %8s %8s %6s %8s\n", "collective", "PEs", "bytes",
            "predicted us", "measured us", "meas/pred", "spread", "rounds", "vs file");
     int ok = 0, ok_file = 0;
@@ -267,7 +278,7 @@ static void print_medians(const struct rounds *R, const struct aos__model *file,
         }
         /* the copies are scratch: the medians may sort them */
         double q = probe_median(q_r, n), mm = probe_median(m_r, n);
-        double qf = mm / predict(file, &pts[i], npes);
+        double qf = mm / predict(file, &pts[i], &aos_team_world()->shape);
         ok += within(q);
         ok_file += within(qf);
         printf("%-10s %5d %9zu %12.2f %12.2f %8.2f %3.2f-%3.2f %6d %8.2f\n", pts[i].name, npes,
@@ -317,8 +328,9 @@ static void print_predictions_only(const struct aos__model *file)
         for (int j = 0; j < NONLY; j++) {
             char plan[96];
             describe_plan(file, &only[j], sizes[i], plan, sizeof plan);
+            struct aos__shape sh = one_node(sizes[i]);
             printf("%-10s %5d %9zu %12.2f  %s\n", only[j].name, sizes[i], only[j].bytes,
-                   predict(file, &only[j], sizes[i]) / 1e3, plan);
+                   predict(file, &only[j], &sh) / 1e3, plan);
         }
 }
 

@@ -66,6 +66,12 @@ void probe_check_latency(double *L_seen);
  * the most of m->L and the checks. */
 enum { PROBE_FULL, PROBE_ROUND, PROBE_QUICK };
 void probe_measure(struct aos__model *m, int effort, int contention, double *L_seen);
+/* The first PE on another node than PE 0, or -1 (one node). */
+int probe_net_partner(void);
+/* Collective: the model's network tier (net_*) between PE 0 and that PE,
+ * with the transport calls the collectives make; returns the partner, or
+ * 0 without measuring on one node. */
+int probe_measure_net(struct aos__model *m, int effort);
 /* T(n) = c n + b: n threads of this process updating one cache line. */
 void probe_contention(int quick, double *c, double *b);
 /* Writes the model file (creating its directory); 0 on success. */
