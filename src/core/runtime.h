@@ -28,6 +28,17 @@ struct aos__remap {
     struct aos__remap *next;
 };
 
+struct aos__boot;
+
+/* Where the bootstrap found this PE: real hosts, not AOS_NODE_SIZE's
+ * pseudo-nodes. */
+struct aos__host_info {
+    int hosts;      /* hosts the job spans */
+    int host;       /* mine, 0 .. hosts-1 */
+    int local_rank; /* my index among the PEs of my host, in rank order */
+    int local_size; /* PEs on my host */
+};
+
 struct aos__runtime {
     int initialized;
     int finalized_launched; /* finalized after a launch: no second aos_init */
@@ -50,9 +61,8 @@ struct aos__runtime {
 
     int arena_fd;   /* my arena's memfd until the PEs have it, then -1 */
     char *my_base;  /* == peers[me].base */
-    int boot_fd;    /* socket to aosrun (high, close-on-exec), -1 when started alone */
-    uint64_t boot_dev, boot_ino; /* what boot_fd is, to notice the program closed it */
-    int boot_lost;               /* it did; said once */
+    const struct aos__boot *boot; /* core/bootstrap.h; NULL when not running */
+    struct aos__host_info host;
 
     struct aos__range_alloc heap;     /* symmetric heap, same calls on every PE */
     struct aos__range_alloc segspace; /* owner-private segment memory */
