@@ -95,6 +95,7 @@ void aos__boot_place(struct aos__runtime *rt, const int *host)
         /* AOS_NODE_SIZE makes pseudo-nodes of consecutive PEs: they share no
          * memory, so every pair across them takes the network path. A
          * pseudo-node never spans two hosts. */
+        rt->peers[pe].host = host[pe];
         rt->peers[pe].node = rt->cfg.node_size != 0
                                  ? host[pe] * rt->npes + (int)((uint64_t)pe / rt->cfg.node_size)
                                  : host[pe];

@@ -18,6 +18,7 @@ struct aos__peer {
     struct aos__arena_header *header;  /* == base */
     int cluster;                       /* last-level-cache domain; -1 unknown */
     int node;                          /* node index (0 on a single node) */
+    int host;                          /* the host it runs on (nodes without AOS_NODE_SIZE) */
     pid_t pid;
 };
 
