@@ -222,28 +222,21 @@ out:
     return rc;
 }
 
-/* Connects to the leader's socket; it exists once the leader has published
- * its ticket, but a slow kernel or a restarted attempt may need a retry. */
-static int connect_leader(const struct aos__share *s, const struct aos__share_ticket *t,
-                          uint64_t deadline)
+/* Connects to the leader's socket. It listens from before the fence after
+ * which the others learn its name, so a refusal means it is gone. */
+static int connect_leader(const struct aos__share *s, const struct aos__share_ticket *t)
 {
     struct sockaddr_un sa;
     socklen_t len = make_addr(s, t->tag, &sa);
-    for (;;) {
-        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-            return -1;
-        if (connect(fd, (struct sockaddr *)&sa, len) == 0)
-            return fd;
-        int e = errno;
-        close(fd);
-        if ((e != ECONNREFUSED && e != EAGAIN && e != ENOENT) || left_ms(deadline) == 0) {
-            errno = e;
-            return -1;
-        }
-        struct timespec pause = {.tv_sec = 0, .tv_nsec = 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
-    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&sa, len) == 0)
+        return fd;
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
 }
 
 int aos__share_join(const struct aos__share *s, const struct aos__share_ticket *t,
@@ -251,7 +244,7 @@ int aos__share_join(const struct aos__share *s, const struct aos__share_ticket *
 {
     uint64_t deadline = now_ms() + s->timeout_ms;
     int leader = (int)t->rank;
-    int c = connect_leader(s, t, deadline);
+    int c = connect_leader(s, t);
     if (c < 0) {
         fprintf(stderr, "aos: PE %d: cannot reach PE %d for the host's memory exchange: %s\n",
                 s->me, leader, strerror(errno));

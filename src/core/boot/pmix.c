@@ -168,8 +168,14 @@ static int get_blob(int me, int pe, const char *key, char **data, size_t *len)
 {
     pmix_proc_t who;
     PMIX_LOAD_PROCID(&who, myproc.nspace, (pmix_rank_t)pe);
+    /* After the fence the data is there; a PE that failed before putting
+     * it must not leave me waiting. */
+    pmix_info_t info;
+    int secs = (int)aos__rt.cfg.boot_timeout;
+    PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &secs, PMIX_INT);
     pmix_value_t *v = NULL;
-    pmix_status_t st = PMIx_Get(&who, key, NULL, 0, &v);
+    pmix_status_t st = PMIx_Get(&who, key, &info, 1, &v);
+    PMIX_INFO_DESTRUCT(&info);
     if (st != PMIX_SUCCESS || v == NULL) {
         fprintf(stderr, "aos: PE %d: PMIx has no %s from PE %d: %s\n", me, key, pe,
                 PMIx_Error_string(st));
@@ -285,10 +291,14 @@ static int pmix_exchange(struct aos__runtime *rt, int *peer_fds)
     int *host = malloc((size_t)n * sizeof *host);
     int *local = malloc((size_t)n * sizeof *local);
     pid_t *pid = malloc((size_t)n * sizeof *pid);
-    int rc = host != NULL && local != NULL && pid != NULL ? AOS_OK : AOS_ERR_NO_MEMORY;
-    if (rc == AOS_OK)
-        rc = find_hosts(rt, host);
-    if (rc != AOS_OK)
+    if (host == NULL || local == NULL || pid == NULL) {
+        free(pid);
+        free(local);
+        free(host);
+        return AOS_ERR_NO_MEMORY;
+    }
+    int rc = find_hosts(rt, host);
+    if (rc != AOS_OK) /* PMIx gives every PE the same: all fail here alike */
         goto out;
     int nlocal = 0;
     for (int pe = 0; pe < n; pe++)
@@ -325,13 +335,15 @@ static int pmix_exchange(struct aos__runtime *rt, int *peer_fds)
         rc = gather_hellos(rt, pid);
     if (rc == AOS_OK)
         aos__boot_place(rt, host);
-    if (nlocal > 1 && local[0] == rt->me) {
-        if (lfd >= 0)
-            rc = rc == AOS_OK ? aos__share_serve(&share, &ticket, lfd, peer_fds)
-                              : (close(lfd), rc);
-    } else if (nlocal > 1 && rc == AOS_OK) {
+    if (lfd >= 0) {
+        if (rc == AOS_OK)
+            rc = aos__share_serve(&share, &ticket, lfd, peer_fds);
+        else
+            close(lfd);
+    } else if (nlocal > 1 && local[0] != rt->me && rc == AOS_OK) {
         rc = get_exact(rt->me, local[0], "aos.share", &ticket, sizeof ticket);
-        if (rc == AOS_OK && ticket.rank != (uint32_t)local[0]) {
+        if (rc == AOS_OK &&
+            (ticket.rank != (uint32_t)local[0] || (pid_t)ticket.pid != pid[local[0]])) {
             fprintf(stderr, "aos: PE %d: PE %d's memory exchange ticket is garbled\n", rt->me,
                     local[0]);
             rc = AOS_ERR_BOOTSTRAP;
