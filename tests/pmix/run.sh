@@ -7,8 +7,8 @@
 # usage: run.sh MPIRUN NP STATUS STDERR_PATTERN PROG [ARGS...]
 #   STATUS          the exit status expected of mpirun: a number or "nonzero"
 #   STDERR_PATTERN  an extended regex mpirun's stderr must match ("" for none)
-# AOS_*, UCX_* and SHMEM_* variables reach the PEs (with -x, as they would
-# on other hosts).
+# AOS_*, UCX_*, SHMEM_* and the sanitizers' variables reach the PEs (with
+# -x, as they would on other hosts).
 set -u
 MPIRUN=$1 NP=$2 WANT=$3 PATTERN=$4
 shift 4
@@ -22,7 +22,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # aos) on shared memory.
 export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false OMPI_MCA_btl=self,vader
 forward=""
-for v in $(env | sed -n 's/^\(\(AOS\|UCX\|SHMEM\)_[A-Za-z0-9_]*\)=.*/\1/p'); do
+for v in $(env | sed -n 's/^\(\(AOS\|UCX\|SHMEM\|ASAN\|LSAN\|UBSAN\|TSAN\)_[A-Za-z0-9_]*\)=.*/\1/p'); do
     forward="$forward -x $v"
 done
 # shellcheck disable=SC2086
