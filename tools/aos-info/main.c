@@ -86,7 +86,7 @@ static void show_bootstrap(void)
                         : "single";
     printf("start-up:\n  bootstrap: %s (aosrun, then PMIx, then a single PE)\n", b);
     printf("  PMIx support: %s\n", AOS_INFO_PMIX ? "built (mpirun, srun --mpi=pmix)"
-                                                   : "not built (no libpmix-dev)");
+                                                   : "not built (no libpmix-dev, or -DAOS_PMIX=OFF)");
 }
 
 /* aos_init, then PE 0 lists hosts, PEs per host and the transports. */
