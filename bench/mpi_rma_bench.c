@@ -1,7 +1,10 @@
 /* The aos-bench metrics over MPI-3 RMA (run with Open MPI's osc/sm):
  * MPI_Win_allocate + MPI_Win_lock_all, MPI_Put/MPI_Get + MPI_Win_flush, and
  * MPI_Barrier. Same CSV as aos-bench.
- * usage: mpirun -n 2 --mca osc sm mpi-rma-bench [quick] */
+ * usage: mpirun -n 2 --mca osc sm mpi-rma-bench [quick] [progress]
+ * progress: the flag wait drives MPI's progress (MPI_Iprobe), which a
+ * network window (osc/ucx over TCP) needs to apply the peer's puts; with
+ * osc/sm it would only slow the wait. */
 #include <mpi.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,10 +20,17 @@ static MPI_Win win;
 static const MPI_Aint flag_disp = BENCH_MAX_MSG;
 static const MPI_Aint counter_disp = BENCH_MAX_MSG + 8; /* atomics target; CAS counts from 0 */
 
+static int drive_progress;
+
 static void wait_flag(uint64_t want)
 {
-    while (*flag < want)
+    while (*flag < want) {
         MPI_Win_sync(win); /* the unified model: sync makes remote puts visible */
+        if (drive_progress) {
+            int any;
+            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &any, MPI_STATUS_IGNORE);
+        }
+    }
 }
 
 static double pingpong(size_t bytes, long iters)
@@ -97,7 +107,11 @@ static double timed(enum bench_op op, size_t bytes, long iters)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+    int quick = 0;
+    for (int i = 1; i < argc; i++) {
+        quick |= strcmp(argv[i], "quick") == 0;
+        drive_progress |= strcmp(argv[i], "progress") == 0;
+    }
     double scale = quick ? 0.05 : 1.0;
     int n_pes;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);

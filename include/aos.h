@@ -130,7 +130,15 @@ int aos_seg_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **se
  * address and contents; it must stay allocated until aos_seg_destroy. The
  * pages holding it become shared memory, so two such segments may not share a
  * page (AOS_ERR_OVERLAP); buffers in symmetric memory may overlap freely.
- * The calling thread's stack cannot be published (AOS_ERR_INVALID). */
+ * Outside symmetric memory every page of the range must be ordinary writable
+ * private memory of this process (malloc'd, a writable global, a private
+ * read-write mmap); anything else is refused with AOS_ERR_INVALID and left
+ * as it was: code, read-only data (string literals, const globals, a
+ * PROT_READ mapping), unmapped addresses or a range that runs off the end of
+ * its mapping, shared mappings, any PE's arena (a pointer from aos_sym_ptr
+ * or aos_seg_ptr), and the calling thread's stack. AOS_DEBUG=1 prints the
+ * reason. A size of 0 or a range that wraps the address space gives
+ * AOS_ERR_SIZE. */
 int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols,
                         aos_seg_t **seg);
 /* Any PE obtains a handle to owner's segment `key`; the owner does nothing.
@@ -154,9 +162,11 @@ int aos_seg_ptr(const aos_seg_t *seg, size_t offset, void **ptr);
 
 /* ---- symmetric memory ---------------------------------------------------- */
 
-/* Collective: every PE calls them in the same order with the same arguments;
- * the result has the same offset in every PE's symmetric heap. The heap is a
- * sparse reservation of AOS_HEAP_SIZE bytes; only touched pages cost memory.
+/* Collective: every PE calls them in the same order with the same arguments
+ * (AOS_CHECK=1 compares them: a mismatch gives NULL on every PE, see
+ * aos/coll.h); the result has the same offset in every PE's symmetric heap.
+ * The heap is a sparse reservation of AOS_HEAP_SIZE bytes; only touched
+ * pages cost memory.
  * On failure they return NULL on every PE. Memory from aos_malloc is not
  * initialised; aos_calloc zero-fills. aos_align's address itself is a
  * multiple of alignment (a power of two up to AOS_ALIGN_MAX; larger ones
@@ -579,7 +589,8 @@ typedef void (*aos_config_visit_fn)(const char *name, const char *value,
                                     void *arg);
 int aos_config_visit(aos_config_visit_fn fn, void *arg);
 
-/* Teams and collectives. */
+/* Teams and collectives (AOS_CHECK=1 compares their arguments across the
+ * team: see there). */
 #include "aos/coll.h"
 
 #if defined(__GNUC__)

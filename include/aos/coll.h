@@ -6,6 +6,21 @@
  * the team). Collectives on different teams may run at the same time, even
  * when the teams share PEs, as long as each PE calls them in one order.
  *
+ * Mismatched arguments are a program error that may hang or give wrong
+ * data with status 0. With AOS_CHECK=1 (on every PE; off by default) the
+ * members of broadcast (root, nbytes), reduce (type, op, count, root),
+ * all-reduce (type, op, count), fcollect and alltoall (nbytes), alltoalls
+ * (nelems, elem_size, sst) and collect (which collective only) compare
+ * these arguments, and whether each member accepted its own, in one small
+ * exchange before the collective runs; on a difference every member
+ * returns AOS_ERR_INVALID (a member whose own arguments were bad, its own
+ * error) and prints a line naming the call, the PE and the argument. The
+ * same covers aos_malloc/aos_align/aos_calloc/aos_realloc (sizes,
+ * alignment, block) and aos_free (block): they return NULL (aos_free frees
+ * nothing) on every PE. Team splits compare their arguments always.
+ * Barriers compare nothing. The exchange roughly doubles the time of a
+ * small all-reduce.
+ *
  * Buffers: dest and source are symmetric addresses (aos_malloc'd memory or
  * global variables; AOS_ERR_NOT_SYMMETRIC otherwise), the same on every
  * member (collect excepted: there each member's source may be its own),

@@ -3,7 +3,7 @@
 #include "core/runtime.h"
 #include "mem/memory.h"
 #include "mem/segment.h"
-#include "rpc/rpc.h"
+#include "core/progress.h"
 
 static unsigned type_width(aos_amo_type_t type)
 {
@@ -46,7 +46,7 @@ static int issue(int pe, uint64_t off, aos_amo_op_t op, aos_amo_type_t type, uin
     int rc = check_amo(op, type, fetching, off, &width);
     if (rc != AOS_OK)
         return rc;
-    aos__rpc_poll();
+    aos__serve_poll();
     if (!fetching)
         return aos__tp(pe)->amo(pe, off, op, width, operand, 0, NULL, NULL);
     if (result == NULL)

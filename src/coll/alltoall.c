@@ -22,33 +22,46 @@ static int strided_extent(size_t n, size_t stride, size_t esize, size_t *extent)
     return AOS_OK;
 }
 
-/* The shared part: checks, then for each rank r its block via copy_block. */
-static int alltoall_run(aos_team_t *team, void *dest, const void *source, size_t nelems,
-                        size_t dst, size_t sst, size_t esize)
+/* The local argument checks; *src_off = where the source is. */
+static int check_args(const aos_team_t *team, void *dest, const void *source, size_t nelems,
+                      size_t dst, size_t sst, size_t esize, uint64_t *src_off)
 {
-    int rc = aos__coll_check(team);
-    if (rc != AOS_OK)
-        return rc;
     if (dst == 0 || sst == 0 || (esize & (esize - 1)) != 0 || esize == 0 || esize > 16)
         return AOS_ERR_INVALID;
     size_t n = (size_t)team->size, dext, sext;
     if (nelems > SIZE_MAX / n)
         return AOS_ERR_SIZE;
-    rc = strided_extent(n * nelems, dst, esize, &dext);
+    int rc = strided_extent(n * nelems, dst, esize, &dext);
     if (rc == AOS_OK)
         rc = strided_extent(n * nelems, sst, esize, &sext);
-    uint64_t dest_off, src_off;
+    uint64_t dest_off;
     if (rc == AOS_OK)
         rc = aos__coll_locate(dest, dext, &dest_off);
     if (rc == AOS_OK)
-        rc = aos__coll_locate(source, sext, &src_off);
+        rc = aos__coll_locate(source, sext, src_off);
     if (rc == AOS_OK && aos__overlap(dest, dext, source, sext))
         rc = AOS_ERR_OVERLAP;
+    return rc;
+}
+
+/* The shared part: checks, then for each rank r its block via copy_block. */
+static int alltoall_run(aos_team_t *team, int kind, void *dest, const void *source,
+                        size_t nelems, size_t dst, size_t sst, size_t esize)
+{
+    int rc = aos__coll_check(team);
+    if (rc != AOS_OK)
+        return rc;
+    uint64_t src_off = 0;
+    rc = check_args(team, dest, source, nelems, dst, sst, esize, &src_off);
+    /* Members read each other's sources with their own sst: it must agree
+     * too; dst shapes only the local dest. */
+    rc = aos__coll_agree(team, kind, rc, (const uint64_t[]){nelems, esize, sst});
     if (rc != AOS_OK || nelems == 0)
         return rc;
     rc = aos__team_sync(team);
     if (rc != AOS_OK)
         return rc;
+    size_t n = (size_t)team->size;
     int crc = AOS_OK;
     aos_block_t b = {.run = esize,
                      .count = {nelems, 1},
@@ -74,11 +87,11 @@ static int alltoall_run(aos_team_t *team, void *dest, const void *source, size_t
 
 int aos_alltoall(aos_team_t *team, void *dest, const void *source, size_t nbytes)
 {
-    return alltoall_run(team, dest, source, nbytes, 1, 1, 1);
+    return alltoall_run(team, AOS__AGREE_ALLTOALL, dest, source, nbytes, 1, 1, 1);
 }
 
 int aos_alltoalls(aos_team_t *team, void *dest, const void *source, size_t dst, size_t sst,
                   size_t nelems, size_t elem_size)
 {
-    return alltoall_run(team, dest, source, nelems, dst, sst, elem_size);
+    return alltoall_run(team, AOS__AGREE_ALLTOALLS, dest, source, nelems, dst, sst, elem_size);
 }

@@ -314,16 +314,18 @@ int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbyte
     int rc = aos__coll_check(team);
     if (rc != AOS_OK)
         return rc;
-    if (root < 0 || root >= team->size)
-        return AOS_ERR_PE;
     uint64_t dest_off, src_off;
-    rc = aos__coll_locate(dest, nbytes, &dest_off);
+    rc = root < 0 || root >= team->size ? AOS_ERR_PE : AOS_OK;
+    if (rc == AOS_OK)
+        rc = aos__coll_locate(dest, nbytes, &dest_off);
     if (rc == AOS_OK)
         rc = aos__coll_locate(source, nbytes, &src_off);
+    if (rc == AOS_OK && dest != source && aos__overlap(dest, nbytes, source, nbytes))
+        rc = AOS_ERR_OVERLAP;
+    rc = aos__coll_agree(team, AOS__AGREE_BROADCAST, rc,
+                         (const uint64_t[]){(uint64_t)(int64_t)root, nbytes});
     if (rc != AOS_OK)
         return rc;
-    if (dest != source && aos__overlap(dest, nbytes, source, nbytes))
-        return AOS_ERR_OVERLAP;
     if (nbytes == 0 || team->size == 1) {
         if (team->me == root && dest != source)
             aos__copy(dest, source, nbytes);

@@ -29,10 +29,11 @@ int aos_fcollect(aos_team_t *team, void *dest, const void *source, size_t nbytes
     int rc = aos__coll_check(team);
     if (rc != AOS_OK)
         return rc;
-    if (nbytes > SIZE_MAX / (size_t)team->size)
-        return AOS_ERR_SIZE;
     uint64_t src_off;
-    rc = gather_start(team, dest, nbytes * (size_t)team->size, source, nbytes, &src_off);
+    rc = nbytes > SIZE_MAX / (size_t)team->size ? AOS_ERR_SIZE : AOS_OK;
+    if (rc == AOS_OK)
+        rc = gather_start(team, dest, nbytes * (size_t)team->size, source, nbytes, &src_off);
+    rc = aos__coll_agree(team, AOS__AGREE_FCOLLECT, rc, (const uint64_t[]){nbytes});
     if (rc != AOS_OK || nbytes == 0)
         return rc;
     if (nbytes <= AOS__XCHG_BYTES) {
@@ -57,6 +58,8 @@ int aos_fcollect(aos_team_t *team, void *dest, const void *source, size_t nbytes
 int aos_collect(aos_team_t *team, void *dest, const void *source, size_t nbytes)
 {
     int rc = aos__coll_check(team);
+    if (rc == AOS_OK) /* sizes may differ: only the collective is compared */
+        rc = aos__coll_agree(team, AOS__AGREE_COLLECT, AOS_OK, NULL);
     if (rc != AOS_OK)
         return rc;
     /* Everyone's size, where its source is, and whether it is good: sizes

@@ -58,24 +58,30 @@ struct reduce_args {
     size_t bytes, tsize;
 };
 
+/* kind: AOS__AGREE_REDUCE (to root) or AOS__AGREE_ALLREDUCE (root unused). */
 static int check(aos_team_t *team, void *dest, const void *source, size_t count,
-                 aos_type_t type, aos_op_t op, struct reduce_args *a)
+                 aos_type_t type, aos_op_t op, int kind, int root, struct reduce_args *a)
 {
     int rc = aos__coll_check(team);
-    if (rc == AOS_OK)
-        rc = aos__reduce_check(type, op);
     if (rc != AOS_OK)
         return rc;
-    a->tsize = aos_type_size(type);
-    if (count > SIZE_MAX / a->tsize)
-        return AOS_ERR_SIZE;
-    a->bytes = count * a->tsize;
-    rc = aos__coll_locate(dest, a->bytes, &a->dest_off);
+    rc = aos__reduce_check(type, op);
+    if (rc == AOS_OK) {
+        a->tsize = aos_type_size(type);
+        rc = count > SIZE_MAX / a->tsize ? AOS_ERR_SIZE : AOS_OK;
+    }
+    if (rc == AOS_OK) {
+        a->bytes = count * a->tsize;
+        rc = aos__coll_locate(dest, a->bytes, &a->dest_off);
+    }
     if (rc == AOS_OK)
         rc = aos__coll_locate(source, a->bytes, &a->src_off);
     if (rc == AOS_OK && dest != source && aos__overlap(dest, a->bytes, source, a->bytes))
         rc = AOS_ERR_OVERLAP;
-    return rc;
+    if (rc == AOS_OK && kind == AOS__AGREE_REDUCE && (root < 0 || root >= team->size))
+        rc = AOS_ERR_PE;
+    const uint64_t args[] = {(uint64_t)type, (uint64_t)op, count, (uint64_t)(int64_t)root};
+    return aos__coll_agree(team, kind, rc, args);
 }
 
 /* The exchange path: contributions in my slot, folded in rank order. */
@@ -112,7 +118,7 @@ int aos_allreduce(aos_team_t *team, void *dest, const void *source, size_t count
                   aos_type_t type, aos_op_t op)
 {
     struct reduce_args a;
-    int rc = check(team, dest, source, count, type, op, &a);
+    int rc = check(team, dest, source, count, type, op, AOS__AGREE_ALLREDUCE, 0, &a);
     if (rc != AOS_OK || a.bytes == 0)
         return rc;
     if (allreduce_by_exchange(team, a.bytes))
@@ -139,11 +145,9 @@ int aos_reduce(aos_team_t *team, void *dest, const void *source, size_t count,
                aos_type_t type, aos_op_t op, int root)
 {
     struct reduce_args a;
-    int rc = check(team, dest, source, count, type, op, &a);
+    int rc = check(team, dest, source, count, type, op, AOS__AGREE_REDUCE, root, &a);
     if (rc != AOS_OK)
         return rc;
-    if (root < 0 || root >= team->size)
-        return AOS_ERR_PE;
     if (a.bytes == 0)
         return AOS_OK;
     if (a.bytes <= AOS__XCHG_BYTES)

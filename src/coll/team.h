@@ -151,6 +151,31 @@ static inline int aos__overlap(const void *a, size_t alen, const void *b, size_t
     return alen > 0 && blen > 0 && x < y + blen && y < x + alen;
 }
 
+/* AOS_CHECK=1 (agree.c): the collectives whose arguments members compare,
+ * and how many arguments one comparison holds. */
+enum {
+    AOS__AGREE_BROADCAST,
+    AOS__AGREE_REDUCE,
+    AOS__AGREE_ALLREDUCE,
+    AOS__AGREE_FCOLLECT,
+    AOS__AGREE_COLLECT,
+    AOS__AGREE_ALLTOALL,
+    AOS__AGREE_ALLTOALLS,
+    AOS__AGREE_ALIGN,
+    AOS__AGREE_CALLOC,
+    AOS__AGREE_REALLOC,
+    AOS__AGREE_FREE,
+};
+#define AOS__AGREE_ARGS 4
+/* Called by every member at a collective's entry, after aos__coll_check,
+ * with the status of its own argument checks (not returning early: the
+ * others would wait for it). Without AOS_CHECK returns `status`. With it,
+ * the members exchange the collective's kind and args (as many as that kind
+ * compares) and every member returns an error when anything differs or any
+ * member's status is not AOS_OK: its own status, else AOS_ERR_INVALID,
+ * with a line on stderr naming the collective, the PE and the argument. */
+int aos__coll_agree(aos_team_t *team, int kind, int status, const uint64_t *args);
+
 /* *off = the arena offset of symmetric [addr, addr + len); len 0 passes
  * (with *off 0). AOS_ERR_NOT_SYMMETRIC / AOS_ERR_BOUNDS otherwise. */
 int aos__coll_locate(const void *addr, size_t len, uint64_t *off);

@@ -43,6 +43,11 @@
     X(boot_timeout, "AOS_BOOT_TIMEOUT", UINT, "120", 1,                                     \
       "seconds a PE started by PMIx (mpirun, srun) waits for the other PEs at start-up "  \
       "(PMIx fences, the memory exchange among the PEs of a host) before aos_init fails") \
+    X(check, "AOS_CHECK", BOOL, "0", 0,                                                     \
+      "compare each collective's arguments (sizes, roots, types, counts, aos_malloc "     \
+      "sizes) across the team before running it: a mismatch fails every member with "    \
+      "AOS_ERR_INVALID and a message instead of hanging or giving wrong data; costs one " \
+      "small exchange per collective; set it alike on every PE")                          \
     X(debug, "AOS_DEBUG", BOOL, "0", 0, "print start-up diagnostics to stderr")
 
 struct aos__config {

@@ -13,9 +13,9 @@
 #include "arch/atomics.h"
 #include "core/runtime.h"
 #include "core/wait.h"
-#include "rpc/rpc.h"
 
 _Thread_local __attribute__((tls_model("initial-exec"))) int aos__in_progress_thread;
+struct aos__bell *aos__progress_thread_bell;
 
 static struct {
     pthread_t thread;
@@ -44,7 +44,7 @@ static void *loop(void *arg)
     /* One wait until stop: after each request it serves, the wait spins
      * afresh, and once asleep a wake that served sends it back to spinning
      * (core/wait.c), so a stream of requests costs no kernel wakes. */
-    (void)aos__wait_bell(aos__rpc.thread_bell, stop_requested, NULL, AOS__FOREVER,
+    (void)aos__wait_bell(aos__progress_thread_bell, stop_requested, NULL, AOS__FOREVER,
                          AOS__WATCH_ALL);
     if (aos__rt.net != NULL)
         aos__rt.net->thread_stop();
@@ -56,6 +56,8 @@ int aos__progress_thread_start(void)
 {
     if (!aos__rt.cfg.progress_thread)
         return AOS_OK;
+    if (aos__progress_thread_bell == NULL)
+        return AOS_ERR_INVALID; /* no layer gave it work (core/progress.h) */
     P.stop = 0;
     P.ready = 0;
     if (pthread_create(&P.thread, NULL, loop, NULL) != 0)
@@ -77,7 +79,7 @@ void aos__progress_thread_stop(void)
         return;
     aos__store_release(&P.stop, 1); /* pairs with stop_requested's acquire */
     aos__fence_seq_cst();           /* the writer's half of the sleep protocol */
-    aos__bell_ring(aos__rpc.thread_bell, 0, UINT64_MAX, 1);
+    aos__bell_ring(aos__progress_thread_bell, 0, UINT64_MAX, 1);
     pthread_join(P.thread, NULL);
     P.running = 0;
 }

@@ -175,8 +175,11 @@ int aos_init(void)
     if (rc != AOS_OK)
         goto fail_transport;
     rt->initialized = 1;
-    aos__queue_net_start();
-    aos__portal_start();
+    rc = aos__queue_start();
+    if (rc == AOS_OK)
+        rc = aos__ipc_start();
+    if (rc != AOS_OK)
+        goto fail_memory;
     rc = aos__notify_start();
     if (rc != AOS_OK)
         goto fail_memory;
@@ -208,8 +211,9 @@ fail_rpc:
 fail_notify:
     aos__notify_stop();
 fail_memory:
-    aos__portal_stop();
-    aos__queue_net_stop();
+    aos__ipc_stop();
+    aos__queue_stop();
+    aos__progress_reset();
     rt->initialized = 0;
     aos__memory_stop(rt);
 fail_transport:
@@ -243,8 +247,9 @@ int aos_finalize(void)
     aos__coll_stop();
     aos__rpc_stop();
     aos__notify_stop();
-    aos__portal_stop();
-    aos__queue_net_stop();
+    aos__ipc_stop();
+    aos__queue_stop();
+    aos__progress_reset();
     rt->initialized = 0;
     aos__memory_stop(rt);
     stop_network(rt);

@@ -31,14 +31,16 @@ struct aos__ipc_op {
 
 /* Appends op (allocated by the caller with malloc) and counts it. */
 void aos__ipc_op_add(struct aos__ipc_op *op);
-/* Polls the pending operations (from aos__progress; cheap when none). */
-void aos__ipc_progress(void);
 extern struct aos__ipc_op *aos__ipc_ops;
 
 /* Portals across nodes: the handler for grants, and my mirrors of remote
  * receivers' permissions (set up and torn down with the runtime). */
 void aos__portal_start(void);
 void aos__portal_stop(void);
+/* The IPC layer with the runtime: its progress hook (pending operations)
+ * and the portals' side. */
+int aos__ipc_start(void);
+void aos__ipc_stop(void);
 
 /* Attaches owner's IPC segment `key`, waiting (and serving) until the owner
  * has created it: creation of a sync is collective, so it will. */

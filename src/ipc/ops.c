@@ -1,6 +1,7 @@
 /* Pending asynchronous IPC operations, polled by progress. */
 #include <stdlib.h>
 
+#include "core/progress.h"
 #include "core/runtime.h"
 #include "core/wait.h"
 #include "ipc/ipc.h"
@@ -18,8 +19,11 @@ void aos__ipc_op_add(struct aos__ipc_op *op)
     (*op->pending)++;
 }
 
-void aos__ipc_progress(void)
+/* The progress hook: polls the pending operations; one load when none. */
+static void ipc_progress(void)
 {
+    if (aos__ipc_ops == NULL)
+        return;
     pass++;
     struct aos__ipc_op **link = &aos__ipc_ops;
     while (*link != NULL) {
@@ -65,4 +69,18 @@ int aos__ipc_attach_wait(int owner, uint64_t key, aos_seg_t **seg)
     if (rc == AOS_OK)
         *seg = t.seg;
     return rc;
+}
+
+int aos__ipc_start(void)
+{
+    int rc = aos__progress_hook_add(ipc_progress);
+    if (rc != AOS_OK)
+        return rc;
+    aos__portal_start();
+    return AOS_OK;
+}
+
+void aos__ipc_stop(void)
+{
+    aos__portal_stop();
 }

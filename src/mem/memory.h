@@ -61,6 +61,13 @@ int aos__remap_into_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
 int aos__remap_out_of_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
                             uint64_t arena_off);
 
+/* AOS_OK when every page of [lo, hi) (page aligned) is mapped readable,
+ * writable and private (not shared with another process: no arena, no
+ * shared mapping), per one read of /proc/self/maps. Else AOS_ERR_INVALID, or
+ * AOS_ERR_SYSTEM when the list cannot be read, with *why saying what is wrong
+ * (own_memory.c). */
+int aos__check_own_memory(uintptr_t lo, uintptr_t hi, const char **why);
+
 /* Registers the segment layer's message handler (segment.c). */
 void aos__segments_start(void);
 /* Destroys what is left of my segments at finalize (segment.c). */

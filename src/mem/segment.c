@@ -196,6 +196,19 @@ static int on_my_stack(uintptr_t lo, uintptr_t hi)
     return ok && lo < s + size && s < hi;
 }
 
+/* Any PE's arena mapped here (mine outside the heap and static data, or an
+ * on-node peer's): moving those pages would cut this process off from that
+ * memory, and later accesses to it would land in a private copy. */
+static int overlaps_arena(uintptr_t lo, uintptr_t hi)
+{
+    for (int pe = 0; pe < aos__rt.npes; pe++) {
+        uintptr_t base = (uintptr_t)aos__rt.peers[pe].base;
+        if (base != 0 && lo < base + aos__rt.arena_size && base < hi)
+            return 1;
+    }
+    return 0;
+}
+
 static int overlaps_remap(uintptr_t lo, uintptr_t hi)
 {
     for (struct aos__remap *r = aos__rt.remaps; r != NULL; r = r->next)
@@ -229,12 +242,21 @@ int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols
         return publish(key, off, size, protocols, NULL, seg);
 
     uintptr_t page = aos__rt.page_size;
+    if (a + size > UINTPTR_MAX - page)
+        return AOS_ERR_SIZE; /* the page-rounded end would wrap */
     uintptr_t lo = a & ~(page - 1);
     uintptr_t hi = (a + size + page - 1) & ~(page - 1);
     if (overlaps_remap(lo, hi))
         return AOS_ERR_OVERLAP;
     if (on_my_stack(lo, hi))
         return AOS_ERR_INVALID;
+    const char *why = "memory of a PE's arena (a peer's or my own outside the heap)";
+    rc = overlaps_arena(lo, hi) ? AOS_ERR_INVALID : aos__check_own_memory(lo, hi, &why);
+    if (rc != AOS_OK) {
+        aos__debug("aos_seg_create_from(key %#llx, %p, %zu): refused: %s", (unsigned long long)key,
+                   buf, size, why);
+        return rc;
+    }
     if (hi - lo > aos__rt.segspace_size)
         return AOS_ERR_SIZE;
     struct aos__remap *r = malloc(sizeof *r);

@@ -65,9 +65,30 @@ void aos__static_data_range(uintptr_t *lo, uint64_t *len)
     *len = end - start;
 }
 
-/* Copies whole pages that may hold sanitizer redzones (between globals,
- * around heap blocks): every byte is program memory we move, so the copy must
- * not be instrumented. len is a multiple of 8 (whole pages). */
+/* Copies the pages of [src, src+len) that hold anything but zeros into dst,
+ * which must be zero already (a fresh arena range). A zero page is only
+ * read: an untouched private page reads through the kernel's shared zero
+ * page and costs no memory, so a large zero .bss stays uncommitted on every
+ * PE. The pages may hold sanitizer redzones (between globals, around heap
+ * blocks): every byte is program memory we move, so the copy must not be
+ * instrumented. len and page are multiples of 8 (whole pages). */
+__attribute__((no_sanitize("address", "thread", "undefined"))) static void
+copy_data_pages(void *dst, const void *src, size_t len, size_t page)
+{
+    /* volatile: keep the compiler from calling memcpy or memcmp */
+    volatile uint64_t *d = dst;
+    const volatile uint64_t *s = src;
+    const size_t words = page / 8;
+    for (size_t at = 0; at < len / 8; at += words) {
+        size_t i = 0;
+        while (i < words && s[at + i] == 0)
+            i++;
+        for (; i < words; i++) /* from the first non-zero word on */
+            d[at + i] = s[at + i];
+    }
+}
+
+/* The reverse move into fresh private memory: every page is copied. */
 __attribute__((no_sanitize("address", "thread", "undefined"))) static void
 copy_pages(void *dst, const void *src, size_t len)
 {
@@ -82,8 +103,10 @@ int aos__remap_into_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
 {
     size_t len = hi - lo;
     /* Copy first: between the copy and the map nothing writes these pages
-     * (start-up, or a buffer the caller hands over). */
-    copy_pages(rt->my_base + arena_off, (void *)lo, len);
+     * (start-up, or a buffer the caller hands over). The arena range is
+     * zero (a fresh memfd, or segment space whose pages were punched out at
+     * destroy), so zero pages need no copy. */
+    copy_data_pages(rt->my_base + arena_off, (void *)lo, len, rt->page_size);
     /* A second view of my arena's pages, made from my own mapping (mremap
      * with old size 0 duplicates a shared mapping): no descriptor is needed,
      * so the memfd is closed once the PEs have it, and nothing the program

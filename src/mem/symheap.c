@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "coll/team.h"
 #include "core/wait.h"
 #include "mem/memory.h"
 
@@ -133,6 +134,12 @@ static void heap_release(void *ptr)
         madvise((void *)lo, hi - lo, MADV_REMOVE);
 }
 
+/* A block's heap offset, the same on every PE; UINT64_MAX for NULL. */
+static uint64_t block_of(const void *ptr)
+{
+    return ptr == NULL ? UINT64_MAX : (uint64_t)((uintptr_t)ptr - (uintptr_t)aos__rt.my_base);
+}
+
 static int heap_owns(const void *ptr)
 {
     uint64_t off;
@@ -140,12 +147,24 @@ static int heap_owns(const void *ptr)
            aos__range_length(&aos__rt.heap, off) != 0;
 }
 
+/* AOS_CHECK=1: the PEs compare the call's arguments over the world team
+ * first (coll/team.h); 0 when they agree (or the check is off). */
+static int agree(int kind, int status, uint64_t a, uint64_t b)
+{
+    aos_team_t *world = aos_team_world();
+    if (world == NULL)
+        return status;
+    return aos__coll_agree(world, kind, status, (const uint64_t[]){a, b});
+}
+
 void *aos_align(size_t alignment, size_t size)
 {
     /* Inside an RPC handler the closing barrier could wait on PEs that wait
      * on this handler (core/wait.h): refused before anything is taken. */
-    if (!aos__rt.initialized || aos__in_rpc_handler() || alignment == 0 ||
-        (alignment & (alignment - 1)) != 0 || alignment > AOS_ALIGN_MAX)
+    if (!aos__rt.initialized || aos__in_rpc_handler())
+        return NULL;
+    int valid = alignment != 0 && (alignment & (alignment - 1)) == 0 && alignment <= AOS_ALIGN_MAX;
+    if (agree(AOS__AGREE_ALIGN, valid ? AOS_OK : AOS_ERR_ALIGN, size, alignment) != AOS_OK)
         return NULL;
     void *p = heap_alloc(alignment < 16 ? 16 : alignment, size);
     if (aos_barrier_all() != AOS_OK)
@@ -161,8 +180,11 @@ void *aos_malloc(size_t size)
 void *aos_calloc(size_t count, size_t size)
 {
     size_t total;
-    if (!aos__rt.initialized || aos__in_rpc_handler() ||
-        __builtin_mul_overflow(count, size, &total))
+    if (!aos__rt.initialized || aos__in_rpc_handler())
+        return NULL;
+    int overflow = __builtin_mul_overflow(count, size, &total);
+    if (agree(AOS__AGREE_CALLOC, overflow ? AOS_ERR_SIZE : AOS_OK, overflow ? UINT64_MAX : total,
+              0) != AOS_OK)
         return NULL;
     void *p = heap_alloc(64, total);
     if (p != NULL)
@@ -182,6 +204,8 @@ void aos_free(void *ptr)
                 aos__rt.me, ptr);
         return;
     }
+    if (agree(AOS__AGREE_FREE, AOS_OK, block_of(ptr), 0) != AOS_OK)
+        return; /* not freed anywhere */
     /* Everyone has finished with the block before anyone reuses it. */
     if (aos_barrier_all() != AOS_OK)
         return;
@@ -193,9 +217,12 @@ void *aos_realloc(void *ptr, size_t size)
 {
     if (!aos__rt.initialized || aos__in_rpc_handler()) /* as aos_align */
         return NULL;
+    int owned = ptr == NULL || heap_owns(ptr);
+    if (agree(AOS__AGREE_REALLOC, owned ? AOS_OK : AOS_ERR_INVALID, block_of(ptr), size) != AOS_OK)
+        return NULL;
     if (ptr == NULL)
         return aos_malloc(size);
-    if (!heap_owns(ptr))
+    if (!owned)
         return NULL;
     if (size == 0) {
         aos_free(ptr);

@@ -18,7 +18,7 @@
 #include "queue/notify_lanes.h"
 #include "queue/queue.h"
 #include "rma/rma.h"
-#include "rpc/rpc.h"
+#include "core/progress.h"
 
 #define REQ_MAGIC 0x616e7271u
 
@@ -87,6 +87,8 @@ static uint32_t notify_lock;
 static struct unexpected *unx_head, **unx_tail = &unx_head;
 static struct aos_notify_req *active_head, **active_tail = &active_head;
 
+static void notify_progress(void);
+
 int aos__notify_start(void)
 {
     size_t n = (size_t)aos__rt.npes;
@@ -117,7 +119,7 @@ int aos__notify_start(void)
     active_words = (npes + 63) / 64;
     active_bits = (const uint64_t *)(void *)mine;
     aos__am_register(AOS__AM_NOTE, on_note); /* after the lanes: it writes them */
-    return AOS_OK;
+    return aos__progress_hook_add(notify_progress);
 }
 
 void aos__notify_stop(void)
@@ -270,7 +272,9 @@ static void drain_lanes(void)
             drain_lane(w * 64 + __builtin_ctzll(b));
 }
 
-void aos__notify_progress(void)
+/* The progress hook: drains my lanes; a load per lane in use when nothing
+ * waits. */
+static void notify_progress(void)
 {
     if (active_bits == NULL || !any_lane_ready())
         return;
@@ -421,7 +425,7 @@ static int notified(int is_put, void *local, aos_seg_t *seg, size_t offset, size
         return AOS_ERR_NULL;
     if (base == NULL) {
         if (ev == NULL)
-            aos__rpc_poll();
+            aos__serve_poll();
         return notified_remote(is_put, local, seg, off, len, tag, ev);
     }
     if (target == aos__rt.me) {
@@ -430,7 +434,7 @@ static int notified(int is_put, void *local, aos_seg_t *seg, size_t offset, size
             return rc;
     }
     if (ev == NULL)
-        aos__rpc_poll();
+        aos__serve_poll();
     announce(target);
     uint64_t pos;
     rc = claim(target, &pos);

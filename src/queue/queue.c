@@ -21,7 +21,7 @@
 #include "core/runtime.h"
 #include "core/wait.h"
 #include "mem/segment.h"
-#include "rpc/rpc.h"
+#include "core/progress.h"
 
 #define AOS__QUEUE_HANDLE_MAGIC 0x61717565u
 
@@ -36,7 +36,7 @@ struct aos_queue {
     uint64_t capacity;
     size_t item_size, slot_size;
     uint64_t head;                  /* owner only: next position to consume; consumer_lock */
-    struct aos__queue_hint *hint;   /* owner only: kept at the head; consumer_lock */
+    struct aos__work_hint *hint;   /* owner only: kept at the head; consumer_lock */
     struct aos__queue_credits credits; /* an off-node producer's pushes in flight */
 };
 
@@ -263,7 +263,7 @@ static void update_hint(aos_queue_t *q)
     aos__store_relaxed(&q->hint->want, 2 * q->head + 1);
 }
 
-void aos__queue_set_hint(aos_queue_t *q, struct aos__queue_hint *hint)
+void aos__queue_set_hint(aos_queue_t *q, struct aos__work_hint *hint)
 {
     pthread_mutex_lock(&consumer_lock);
     q->hint = hint;
@@ -367,7 +367,7 @@ int aos__queue_try_enqueue(aos_queue_t *q, const void *item)
 
 int aos_try_enqueue(aos_queue_t *q, const void *item)
 {
-    aos__rpc_poll();
+    aos__serve_poll();
     return aos__queue_try_enqueue(q, item);
 }
 
@@ -391,7 +391,7 @@ static int space_ready(const void *ctx)
 
 int aos_enqueue(aos_queue_t *q, const void *item)
 {
-    aos__rpc_poll();
+    aos__serve_poll();
     int rc = check_item(q, item);
     if (rc != AOS_OK)
         return rc;
@@ -522,8 +522,13 @@ int aos_dequeue_async(aos_queue_t *q, void *item, aos_event_t *ev)
     return AOS_OK;
 }
 
-void aos__queue_progress(void)
+/* The progress hook: completes pending asynchronous dequeues that can be
+ * completed now. */
+static void queue_progress(void)
 {
+    /* Relaxed: a hint; the list is checked again under the lock. */
+    if (aos__load_relaxed(&aos__rt.pending_requests) == 0)
+        return;
     if (pthread_mutex_trylock(&consumer_lock) != 0)
         return; /* another thread holds it, completing these requests */
     progress_locked();
@@ -553,4 +558,18 @@ static void progress_locked(void)
         }
         pp = &p->next;
     }
+}
+
+int aos__queue_start(void)
+{
+    int rc = aos__progress_hook_add(queue_progress);
+    if (rc != AOS_OK)
+        return rc;
+    aos__queue_net_start();
+    return AOS_OK;
+}
+
+void aos__queue_stop(void)
+{
+    aos__queue_net_stop();
 }

@@ -7,6 +7,7 @@
 
 #include "aos.h"
 #include "core/layout.h"
+#include "core/progress.h"
 #include "mem/segment.h"
 
 #define AOS__QUEUE_MAGIC 0x616f735155455545ull /* "aosQUEUE" */
@@ -46,8 +47,6 @@ _Static_assert(offsetof(struct aos__queue_header, items) == 4 * AOS__LINE, "item
 _Static_assert(offsetof(struct aos__queue_header, space) == 2 * AOS__LINE, "space bell line");
 _Static_assert(offsetof(struct aos__queue_header, tail) == AOS__LINE, "tail on its own line");
 
-/* Completes pending asynchronous dequeues that can be completed now. */
-void aos__queue_progress(void);
 
 /* The keys of aos's own queues and segments; reserved: aos_seg_* and
  * aos_queue_* calls with them get AOS_ERR_INVALID. (AOS__RESERVED_KEY
@@ -66,29 +65,27 @@ int aos__queue_destroy_checked(aos_queue_t *q);
  * progress hook drains my notification lanes into requests. */
 int aos__notify_start(void);
 void aos__notify_stop(void);
-void aos__notify_progress(void);
 
 /* aos_try_enqueue without looking for RPCs to serve first: for aos's own
  * producers that run inside progress (pending RPC calls, mailbox writes),
  * where serving could re-enter the list being walked. */
 int aos__queue_try_enqueue(aos_queue_t *q, const void *item);
-/* Where the next item of an owner's queue appears: *word holds want once
- * an item waits at the head. Every dequeue updates it (under the queue's
- * consumer lock); others read both fields relaxed, as a hint for whether a
- * dequeue is worth trying, since a reader racing a dequeue may see one
- * field new and the other old. */
-struct aos__queue_hint {
-    const uint64_t *word;
-    uint64_t want;
-};
-/* From now on every dequeue from q keeps *hint at q's head (owner only). */
-void aos__queue_set_hint(aos_queue_t *q, struct aos__queue_hint *hint);
+/* From now on every dequeue from q keeps *hint at q's head (owner only):
+ * *word holds want once an item waits there. Every dequeue updates it
+ * (under the queue's consumer lock); others read both fields relaxed, as a
+ * hint for whether a dequeue is worth trying, since a reader racing a
+ * dequeue may see one field new and the other old. */
+void aos__queue_set_hint(aos_queue_t *q, struct aos__work_hint *hint);
 
 /* Queues across nodes (queue_net.c). An off-node producer's handle has no
  * mapping; its items go to the owner in messages and wait for the answer
  * (with ev: ev completes when it comes). */
 void aos__queue_net_start(void);
 void aos__queue_net_stop(void);
+/* The queue layer's start and stop with the runtime: its progress hook
+ * (pending asynchronous dequeues) and the off-node side. */
+int aos__queue_start(void);
+void aos__queue_stop(void);
 int aos__queue_net_push(int owner, uint64_t off, uint64_t key, const void *item, size_t len,
                         int wait, aos_event_t *ev);
 /* aos_enqueue's push: returns once the item is sent, holding one of the

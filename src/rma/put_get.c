@@ -9,7 +9,7 @@
 #include "mem/segment.h"
 #include "rma/block_copy.h"
 #include "rma/rma.h"
-#include "rpc/rpc.h"
+#include "core/progress.h"
 
 static int ranges_meet(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
@@ -93,7 +93,7 @@ int aos_put(aos_seg_t *seg, size_t offset, const void *src, size_t len, aos_even
     if (src == NULL)
         return AOS_ERR_NULL;
     if (ev == NULL)
-        aos__rpc_poll();
+        aos__serve_poll();
     return aos__put_at(seg->owner, off, src, len, ev);
 }
 
@@ -158,7 +158,7 @@ int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
     uint64_t off;
     if (sym_fast(pe, dest, src, len, &off) && !aos__event_bad(ev)) {
         if (ev == NULL) /* a blocking put serves waiting RPCs; streaming ones do not */
-            aos__rpc_poll();
+            aos__serve_poll();
         return aos__tp(pe)->put(pe, off, src, len, ev);
     }
     return putmem_checked(pe, dest, src, len, ev);

@@ -94,8 +94,6 @@ struct aos__rpc_state {
     aos_seg_t *area_seg;
     struct aos__rpc_area *area;         /* my area, mapped */
     struct aos__bell *thread_bell;      /* my queue's own bell: the progress thread's */
-    struct aos__queue_hint head;        /* my queue's head; word NULL with a progress
-                                           thread (it alone serves) */
     aos_seg_t **peer_areas;             /* attached lazily; calls_lock */
     aos_queue_t **peer_queues;          /* attached lazily; calls_lock */
     aos_rpc_handler_t fn[AOS_RPC_MAX_HANDLERS];
@@ -122,22 +120,12 @@ extern struct aos__rpc_state aos__rpc;
 /* Set up and torn down with the runtime. */
 int aos__rpc_start(void);
 void aos__rpc_stop(void);
-/* The progress hook: serves queued requests; on the PE's own threads also
+/* The progress hook (core/progress.h): serves queued requests; on the PE's own threads also
  * sends pending calls and completes calls with events whose replies are in. */
 void aos__rpc_progress(void);
 /* Dequeues and runs requests (serve.c); with a progress thread, only
  * on it. */
 void aos__rpc_serve(void);
-/* Serves waiting requests, if any: one load when none waits. The calls that
- * do not wait but should still run handlers (blocking puts, atomics,
- * enqueues) call it first. */
-static inline void aos__rpc_poll(void)
-{
-    /* Relaxed: a hint (queue.h); the dequeue checks again with acquire. */
-    const uint64_t *w = aos__load_relaxed(&aos__rpc.head.word);
-    if (w != NULL && aos__load_relaxed(w) == aos__load_relaxed(&aos__rpc.head.want))
-        aos__rpc_serve();
-}
 /* Checks request q against my table and runs its handler over args, the
  * reply going to reply (at most q->reply_cap bytes, *len set): AOS_OK or
  * the status the caller gets. */

@@ -81,10 +81,17 @@ int aos__rpc_start(void)
      * callers wake it on the queue's own bell, so the program's threads
      * asleep on the PE's bell are not woken for every call. */
     R.area->served_by_thread = (uint64_t)R.threaded;
-    if (R.threaded)
+    rc = aos__progress_hook_add(aos__rpc_progress);
+    if (rc != AOS_OK)
+        goto fail_area;
+    if (R.threaded) {
         R.thread_bell = aos__queue_own_bell(R.queue);
-    else
-        aos__queue_set_hint(R.queue, &R.head);
+        aos__progress_thread_work(R.thread_bell, aos__rpc_serve);
+    } else {
+        /* Serve first: the hint's word, once set, makes waiters call it. */
+        aos__serve_point.serve = aos__rpc_serve;
+        aos__queue_set_hint(R.queue, &aos__serve_point.hint);
+    }
     return AOS_OK;
 
 fail_area:
@@ -236,7 +243,7 @@ void aos__rpc_progress(void)
         return;
     /* One load unless a request waits (with a progress thread, which alone
      * serves, not even that): every wait's spin comes through here. */
-    aos__rpc_poll();
+    aos__serve_poll();
     aos__rpc_call_progress(); /* the progress thread never gets here (aos__progress) */
 }
 

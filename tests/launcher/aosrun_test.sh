@@ -103,6 +103,23 @@ if [ "$HAVE_UCX" = 1 ]; then
     unset AOS_NODE_SIZE UCX_TLS UCX_NET_DEVICES UCX_MEM_EVENTS
     export TSAN_OPTIONS="$saved_tsan"
 fi
+# --hosts through a remote shell that stays on this machine (the two-host
+# tier, netns_hosts.sh, needs root): output from every host comes to
+# aosrun's stdout; a PE's death names its host.
+if [ "$HAVE_UCX" = 1 ]; then
+    export UCX_TLS=tcp UCX_NET_DEVICES=lo UCX_MEM_EVENTS=no
+    LRSH=$(dirname "$0")/local_rsh.sh
+    run hosts_ranks 0 30 "" -- --hosts a:2,b:1 --rsh "$LRSH" "$VICTIM" ranks
+    for r in 0 1 2; do
+        grep -q "^rank $r of 3 node [12] " "$out/hosts_ranks.out" || fail "hosts_ranks: PE $r: $(cat "$out/hosts_ranks.out")"
+    done
+    run hosts_kill 137 30 "host b: PE 2 \(pid [0-9]+\) was killed by signal 9" -- --hosts a:2,b:1 --rsh "$LRSH" "$VICTIM" kill 2
+    run hosts_timeout 124 30 "timeout after 1 s" -- --hosts a:1,b:1 --rsh "$LRSH" --timeout 1 "$VICTIM" hang
+    unset UCX_TLS UCX_NET_DEVICES UCX_MEM_EVENTS
+fi
+run hosts_unreachable 1 30 "host b: cannot start the daemon: 'false b \.\.\.' exited with status 1 before the daemon was ready" -- --hosts a:1,b:1 --rsh false "$VICTIM" ok
+run hosts_mismatch 2 2 "-n 3 but --hosts 'a:1,b:1' has 2 PEs" -- -n 3 --hosts a:1,b:1 "$VICTIM" ok
+run hosts_badlist 2 2 "expected HOST:COUNT" -- --hosts a:1,b "$VICTIM" ok
 run cluster 0 20 "" -- -n 3 --bind cluster "$VICTIM" ranks
 run unbound 0 20 "" -- -n 3 --bind none "$VICTIM" ranks
 grep -q "rank 2 of 3 node 3" "$out/unbound.out" || fail "ranks: $(cat "$out/unbound.out")"

@@ -2,8 +2,104 @@
  * load/store pointers, protocols, detach, destroy seen by attached handles,
  * buffers published in place (heap, stack-like and symmetric), key reuse. */
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../common/check.h"
+
+static const char literal[] = "a string literal lives in read-only data";
+
+/* Memory that is not ordinary writable private memory of this process is
+ * refused and left alone; a valid buffer published afterwards works. */
+static void refused_ranges(int me, int right, int left, int n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    aos_seg_t *dup = NULL;
+    /* code */
+    CHECK_RC(aos_seg_create_from(20, (void *)(uintptr_t)&refused_ranges, 64, AOS_PROTO_RMA, &dup),
+             AOS_ERR_INVALID);
+    /* .rodata: refused, and still the same text */
+    CHECK_RC(aos_seg_create_from(20, (void *)(uintptr_t)literal, sizeof literal, AOS_PROTO_RMA,
+                                 &dup),
+             AOS_ERR_INVALID);
+    CHECK(strcmp(literal, "a string literal lives in read-only data") == 0);
+    /* an unmapped page */
+    uint8_t *gone = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(gone != MAP_FAILED);
+    CHECK(munmap(gone, 2 * page) == 0);
+    CHECK_RC(aos_seg_create_from(20, gone + 8, 100, AOS_PROTO_RMA, &dup), AOS_ERR_INVALID);
+    /* a range running off the end of its mapping, into a hole or into a
+     * PROT_NONE page, and a read-only mapping */
+    uint8_t *map = mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(map != MAP_FAILED);
+    CHECK(munmap(map + 2 * page, page) == 0);
+    CHECK(mprotect(map + 3 * page, page, PROT_NONE) == 0);
+    pattern_fill(map, 2 * page, 70u + (unsigned)me);
+    CHECK_RC(aos_seg_create_from(20, map + page, page + 1, AOS_PROTO_RMA, &dup), AOS_ERR_INVALID);
+    CHECK_RC(aos_seg_create_from(20, map + 100, 3 * page, AOS_PROTO_RMA, &dup), AOS_ERR_INVALID);
+    uint8_t *guarded = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(guarded != MAP_FAILED);
+    CHECK(mprotect(guarded + page, page, PROT_NONE) == 0);
+    CHECK_RC(aos_seg_create_from(20, guarded + 8, page, AOS_PROTO_RMA, &dup), AOS_ERR_INVALID);
+    CHECK(munmap(guarded, 2 * page) == 0);
+    CHECK(pattern_check(map, 2 * page, 70u + (unsigned)me) == 2 * page); /* untouched */
+    CHECK(mprotect(map, page, PROT_READ) == 0);
+    CHECK_RC(aos_seg_create_from(20, map + 16, 32, AOS_PROTO_RMA, &dup), AOS_ERR_INVALID);
+    CHECK_RC(aos_seg_create_from(20, map + page - 16, 32, AOS_PROTO_RMA, &dup), AOS_ERR_INVALID);
+    CHECK(mprotect(map, page, PROT_READ | PROT_WRITE) == 0);
+    /* a shared mapping */
+    uint8_t *shared = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(shared != MAP_FAILED);
+    CHECK_RC(aos_seg_create_from(20, shared, 64, AOS_PROTO_RMA, &dup), AOS_ERR_INVALID);
+    CHECK(munmap(shared, page) == 0);
+    /* my own arena outside the heap: a segment's load/store pointer */
+    aos_seg_t *own;
+    void *mine;
+    CHECK_OK(aos_seg_create(21, 4096, AOS_PROTO_RMA | AOS_PROTO_LOADSTORE, &own));
+    CHECK_OK(aos_seg_ptr(own, 0, &mine));
+    CHECK_RC(aos_seg_create_from(20, mine, 64, AOS_PROTO_RMA, &dup), AOS_ERR_INVALID);
+    CHECK_OK(aos_seg_destroy(own));
+    /* an on-node peer's memory, mapped in this process: its globals and heap */
+    static uint64_t sym_word;
+    uint8_t *heap_block = aos_malloc(64);
+    CHECK(heap_block != NULL);
+    void *peer;
+    if (right != me && test_same_node(me, right, n)) {
+        CHECK_OK(aos_sym_ptr(&sym_word, right, &peer));
+        CHECK_RC(aos_seg_create_from(20, peer, sizeof sym_word, AOS_PROTO_RMA, &dup),
+                 AOS_ERR_INVALID);
+        CHECK_OK(aos_sym_ptr(heap_block, right, &peer));
+        CHECK_RC(aos_seg_create_from(20, peer, 64, AOS_PROTO_RMA, &dup), AOS_ERR_INVALID);
+    }
+    aos_free(heap_block);
+    /* zero size, and a range that wraps the address space */
+    CHECK_RC(aos_seg_create_from(20, map, 0, AOS_PROTO_RMA, &dup), AOS_ERR_SIZE);
+    CHECK_RC(aos_seg_create_from(20, map, SIZE_MAX - 10, AOS_PROTO_RMA, &dup), AOS_ERR_SIZE);
+    CHECK_RC(aos_seg_create_from(20, (void *)(UINTPTR_MAX - 100), 50, AOS_PROTO_RMA, &dup),
+             AOS_ERR_SIZE);
+    CHECK(dup == NULL);
+
+    /* Still usable: the same memory, now valid, published and exchanged. */
+    aos_seg_t *ok, *r_ok;
+    CHECK_OK(aos_seg_create_from(20, map + 100, 2 * page - 200, AOS_PROTO_RMA, &ok));
+    CHECK(pattern_check(map, 2 * page, 70u + (unsigned)me) == 2 * page);
+    CHECK_OK(aos_barrier_all());
+    CHECK_OK(aos_seg_attach(right, 20, &r_ok));
+    uint8_t *tmp = malloc(2 * page);
+    CHECK(tmp != NULL);
+    CHECK_OK(aos_get(tmp, r_ok, 0, 2 * page - 200, NULL));
+    for (size_t i = 0; i < 2 * page - 200; i++)
+        CHECK(tmp[i] == pattern_byte(70u + (unsigned)right, 100 + i));
+    pattern_fill(tmp, 2 * page - 200, 170u + (unsigned)me);
+    CHECK_OK(aos_put(r_ok, 0, tmp, 2 * page - 200, NULL));
+    CHECK_OK(aos_barrier_all());
+    CHECK(pattern_check(map + 100, 2 * page - 200, 170u + (unsigned)left) == 2 * page - 200);
+    CHECK_OK(aos_seg_detach(r_ok));
+    CHECK_OK(aos_barrier_all());
+    CHECK_OK(aos_seg_destroy(ok));
+    free(tmp);
+    CHECK(munmap(map, 4 * page) == 0);
+}
 
 int main(void)
 {
@@ -150,6 +246,7 @@ int main(void)
     char on_stack[64];
     CHECK_RC(aos_seg_create_from(6, on_stack, sizeof on_stack, AOS_PROTO_RMA, &dup),
              AOS_ERR_INVALID);
+    refused_ranges(me, right, left, n);
     /* Bad creation arguments. */
     CHECK_RC(aos_seg_create(5, 0, AOS_PROTO_RMA, &dup), AOS_ERR_SIZE);
     CHECK_RC(aos_seg_create(5, 10, 0, &dup), AOS_ERR_INVALID);

@@ -19,6 +19,9 @@ struct aosrun_options {
     int verbose;
     char **argv;      /* program and its arguments */
     struct rlimit nofile; /* RLIMIT_NOFILE as aosrun found it: the PEs get it back */
+    const char *hosts;    /* --hosts h1:4,h2:4, or NULL: this host only */
+    const char *rsh;      /* --rsh: the command that runs a command on a host */
+    int daemon;           /* --daemon: one host's part of a --hosts job */
 };
 
 /* Raises aosrun's descriptor limit to the hard limit (it holds a socket per
@@ -45,5 +48,18 @@ void aosrun_topology_free(struct aosrun_topology *t);
 
 /* Runs the job to its end; returns aosrun's exit status. */
 int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topology *t);
+
+/* --hosts: checks the host list against -n (o->npes 0: the sum), starts a
+ * daemon on every host and runs the job to its end; returns aosrun's exit
+ * status (2: a usage error, reported). */
+int aosrun_hosts_run(struct aosrun_options *o);
+/* --daemon: one host's PEs of a --hosts job, with stdin and stdout the
+ * channel to the root (hosts_proto.h); returns the daemon's exit status. */
+int aosrun_daemon_run(struct aosrun_options *o);
+
+/* A handler that does nothing, so that a write to a channel whose reader is
+ * gone fails with EPIPE instead of killing aosrun (a handler, unlike
+ * SIG_IGN, does not pass on to the PEs through exec). */
+void aosrun_catch_sigpipe(void);
 
 #endif

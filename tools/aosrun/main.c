@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +10,35 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: aosrun -n N [--bind core|cluster|none] [--timeout S] [-v] prog [args...]\n"
-            "  -n N            number of PEs to start on this node\n"
+            "       aosrun [-n N] --hosts H1:N1,H2:N2... [--rsh CMD] [options] prog [args...]\n"
+            "  -n N            number of PEs to start on this node (with --hosts: in all,\n"
+            "                  which must be the sum of the host counts; may be left out)\n"
+            "  --hosts LIST    start Ni PEs on host Hi, ranks consecutive per host in the\n"
+            "                  order given; one aosrun daemon per host serves them\n"
+            "  --rsh CMD       the command that runs a command on a host, as\n"
+            "                  'CMD HOST /path/of/aosrun --daemon ...' (default ssh; words\n"
+            "                  split on blanks); every host needs aosrun and the program at\n"
+            "                  the same paths\n"
             "  --bind MODE     core: one core per PE (default); cluster: the cores sharing a\n"
             "                  last-level cache; none: leave placement to the OS\n"
             "  --timeout S     stop the job after S seconds (exit status 124); inf: never\n"
             "  -v              report every PE's end, not only the first failure\n"
-            "When a PE fails the others are stopped and aosrun exits with its status.\n");
+            "When a PE fails the others are stopped and aosrun exits with its status.\n"
+            "With --hosts the PEs start in this directory on every host and get the AOS_*,\n"
+            "UCX_* and SHMEM_* variables set here; their stdout comes here, their stdin is\n"
+            "/dev/null. A host that cannot be reached or whose daemon dies stops the job.\n");
+}
+
+static void on_sigpipe(int sig)
+{
+    (void)sig;
+}
+
+void aosrun_catch_sigpipe(void)
+{
+    struct sigaction sa = {.sa_handler = on_sigpipe};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPIPE, &sa, NULL);
 }
 
 static int parse_int(const char *s, int *out)
@@ -46,6 +70,10 @@ int main(int argc, char **argv)
             o.verbose = 1;
             continue;
         }
+        if (strcmp(a, "--daemon") == 0) {
+            o.daemon = 1;
+            continue;
+        }
         if (i + 1 >= argc) {
             fprintf(stderr, "aosrun: %s needs a value\n", a);
             usage(stderr);
@@ -68,6 +96,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "aosrun: --bind '%s': expected core, cluster or none\n", v);
                 return 2;
             }
+        } else if (strcmp(a, "--hosts") == 0) {
+            o.hosts = v;
+        } else if (strcmp(a, "--rsh") == 0) {
+            o.rsh = v;
         } else if (strcmp(a, "--timeout") == 0) {
             char *end = NULL;
             o.timeout_s = strtod(v, &end);
@@ -85,11 +117,19 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (o.npes == 0 || i >= argc) {
+    if ((o.npes == 0 && o.hosts == NULL && !o.daemon) || i >= argc) {
         usage(stderr);
         return 2;
     }
     o.argv = &argv[i];
+    if (o.daemon)
+        return aosrun_daemon_run(&o);
+    if (o.hosts != NULL)
+        return aosrun_hosts_run(&o);
+    if (o.rsh != NULL) {
+        fprintf(stderr, "aosrun: --rsh goes with --hosts\n");
+        return 2;
+    }
     if (aosrun_raise_fd_limit(&o) != 0)
         return 2;
     struct aosrun_topology t = {0};

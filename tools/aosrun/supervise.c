@@ -1,4 +1,5 @@
-/* Starting, bootstrapping and supervising the PEs.
+/* Starting, bootstrapping and supervising the PEs (job.h: on a single host,
+ * as a multi-host daemon, and the judging half of it in the root).
  *
  * Every PE gets one end of a socketpair (its number in AOS_BOOT_FD): no file
  * is created anywhere, so nothing can be left behind. The PEs die with
@@ -23,6 +24,7 @@
 
 #include "aosrun.h"
 #include "arch/atomics.h"
+#include "job.h"
 #include "core/boot_proto.h"
 #include "core/layout.h"
 #include "core/fdpass.h"
@@ -32,43 +34,17 @@
 #define HEADER_MAP_LEN offsetof(struct aos__arena_header, bell)
 #define EXIT_TIMEOUT 124
 
-enum pe_state { PE_RUNNING, PE_DONE };
-
-struct pe {
-    pid_t pid;
-    int sock;         /* aosrun's end of the bootstrap socketpair; -1 once closed */
-    int arena_fd;     /* received with the hello; -1 before and after the exchange */
-    const struct aos__arena_header *header; /* its arena's first page, or NULL */
-    int said_hello;
-    int said_bye;
-    enum pe_state state;
-    struct aos__boot_hello hello;
-    char *blob;       /* this round's all-gather contribution; NULL before it came */
-    uint64_t blob_len;
-};
-
-struct job {
-    const struct aosrun_options *o;
-    const struct aosrun_topology *t;
-    struct pe *pes;
-    int running;
-    int hellos;
-    int exchanged;
-    int blobs;           /* PEs whose blob of the current all-gather round arrived */
-    int failed;          /* the first failure is the job's result */
-    int exit_status;
-    int failed_pe;       /* the PE whose end or global exit set exit_status, or -1 */
-    int timed_out;       /* exit_status is --timeout's */
-    int stopping;        /* SIGTERM sent; SIGKILL at kill_at_ms */
-    long long kill_at_ms;
-    long long deadline_ms; /* --timeout, or 0 */
-};
-
-static long long now_ms(void)
+long long aosrun_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* "host NAME: " before a message about PE rank, or "". */
+static const char *where(const struct job *j, int rank)
+{
+    return j->up != NULL && j->up->where != NULL ? j->up->where(j, rank) : "";
 }
 
 /* Each PE leads a process group of its own (start_pe): signalling the group
@@ -76,7 +52,11 @@ static long long now_ms(void)
  * background sleep), even after the PE itself has ended. */
 static void signal_all(struct job *j, int sig)
 {
-    for (int i = 0; i < j->o->npes; i++)
+    if (!j->local) {
+        j->up->signal(j, sig);
+        return;
+    }
+    for (int i = 0; i < j->n; i++)
         if (j->pes[i].pid > 0)
             kill(-j->pes[i].pid, sig);
 }
@@ -86,43 +66,55 @@ static void stop_all(struct job *j)
     if (j->stopping)
         return;
     j->stopping = 1;
-    j->kill_at_ms = now_ms() + GRACE_MS;
+    j->kill_at_ms = aosrun_now_ms() + GRACE_MS;
     signal_all(j, SIGTERM);
 }
 
-/* pe: the PE whose end is the failure, or -1 when it is aosrun's doing. */
-static void fail(struct job *j, int status, int pe)
+void aosrun_job_stop(struct job *j, int sig)
+{
+    if (!j->stopping) {
+        j->stopping = 1;
+        j->kill_at_ms = aosrun_now_ms() + GRACE_MS;
+    }
+    signal_all(j, sig);
+}
+
+void aosrun_job_fail(struct job *j, int status, int pe)
 {
     if (!j->failed) {
         j->failed = 1;
         j->exit_status = status;
         j->failed_pe = pe;
+        if (j->up != NULL && j->up->failed != NULL)
+            j->up->failed(j, status);
     }
     stop_all(j);
 }
 
 static void close_arena_fds(struct job *j)
 {
-    for (int i = 0; i < j->o->npes; i++) {
+    for (int i = 0; i < j->n; i++) {
         if (j->pes[i].arena_fd >= 0)
             close(j->pes[i].arena_fd);
         j->pes[i].arena_fd = -1;
     }
 }
 
-static void exchange(struct job *j)
+/* The PEs of this host share memory: each gets the others' memfds. */
+static int arena_of(const struct job *j, int rank)
 {
-    int n = j->o->npes;
-    for (int to = 0; to < n; to++) {
+    int i = rank - j->first;
+    return j->local && i >= 0 && i < j->n ? j->pes[i].arena_fd : -1;
+}
+
+void aosrun_job_exchange(struct job *j)
+{
+    for (int to = 0; to < j->n; to++) {
         if (j->pes[to].sock < 0)
             continue;
-        for (int from = 0; from < n; from++) {
-            const struct aosrun_placement *pl = &j->t->place[from];
-            struct aos__boot_peer msg = {.hello = j->pes[from].hello,
-                                         .cluster = pl->cpuset != NULL ? pl->cluster : 0,
-                                         .node = 0};
-            if (aos__send_with_fd(j->pes[to].sock, &msg, sizeof msg, j->pes[from].arena_fd) !=
-                0)
+        for (int from = 0; from < j->total; from++) {
+            if (aos__send_with_fd(j->pes[to].sock, &j->table[from], sizeof j->table[from],
+                                  arena_of(j, from)) != 0)
                 break; /* that PE is gone; its death is reported by SIGCHLD */
         }
     }
@@ -130,73 +122,106 @@ static void exchange(struct job *j)
     j->exchanged = 1;
 }
 
-/* Every PE's blob is in: each PE gets them all in rank order. */
-static void allgather(struct job *j)
+int aosrun_job_store_blob(struct job *j, int rank, char *blob, uint64_t len)
 {
-    int n = j->o->npes;
-    for (int to = 0; to < n; to++) {
-        if (j->pes[to].sock < 0)
+    if (j->blob[rank] != NULL) {
+        free(blob);
+        return -1;
+    }
+    j->blob[rank] = blob;
+    j->blob_len[rank] = len;
+    return ++j->blobs == j->total;
+}
+
+void aosrun_job_allgather(struct job *j)
+{
+    for (int to = 0; to < j->n; to++) {
+        if (!j->local || j->pes[to].sock < 0)
             continue;
-        for (int from = 0; from < n; from++) {
-            struct aos__boot_hello h = j->pes[from].hello;
+        for (int from = 0; from < j->total; from++) {
+            struct aos__boot_hello h = j->table[from].hello;
             h.magic = AOS__BOOT_BLOB_MAGIC;
             h.rank = (uint32_t)from;
-            h.static_len = j->pes[from].blob_len;
+            h.static_len = j->blob_len[from];
             if (aos__send_with_fd(j->pes[to].sock, &h, sizeof h, -1) != 0 ||
-                aos__send_exact(j->pes[to].sock, j->pes[from].blob, j->pes[from].blob_len) != 0)
+                aos__send_exact(j->pes[to].sock, j->blob[from], j->blob_len[from]) != 0)
                 break; /* that PE is gone; its death is reported by SIGCHLD */
         }
     }
-    for (int i = 0; i < n; i++) {
-        free(j->pes[i].blob);
-        j->pes[i].blob = NULL;
-        j->pes[i].blob_len = 0;
+    for (int i = 0; i < j->total; i++) {
+        free(j->blob[i]);
+        j->blob[i] = NULL;
+        j->blob_len[i] = 0;
     }
     j->blobs = 0;
 }
 
-static void on_blob(struct job *j, int rank, const struct aos__boot_hello *h)
+static void on_blob(struct job *j, int i, const struct aos__boot_hello *h)
 {
-    struct pe *p = &j->pes[rank];
+    struct pe *p = &j->pes[i];
+    int rank = j->first + i;
     char *blob = h->static_len <= AOS__BOOT_BLOB_MAX ? malloc(h->static_len + 1) : NULL;
-    if (blob == NULL || p->blob != NULL ||
-        aos__recv_exact(p->sock, blob, h->static_len) != 0) {
+    int got = blob != NULL && aos__recv_exact(p->sock, blob, h->static_len) == 0;
+    if (got && j->up != NULL && j->up->blob != NULL) {
+        j->up->blob(j, rank, blob, h->static_len);
         free(blob);
-        fprintf(stderr, "aosrun: PE %d sent a broken address exchange; stopping the job\n",
-                rank);
-        fail(j, 1, -1);
         return;
     }
-    p->blob = blob;
-    p->blob_len = h->static_len;
-    if (++j->blobs == j->o->npes)
-        allgather(j);
+    int all = got ? aosrun_job_store_blob(j, rank, blob, h->static_len) : -1;
+    if (!got || all < 0) {
+        if (!got)
+            free(blob);
+        fprintf(stderr, "aosrun: %sPE %d sent a broken address exchange; stopping the job\n",
+                where(j, rank), rank);
+        aosrun_job_fail(j, 1, -1);
+        return;
+    }
+    if (all)
+        aosrun_job_allgather(j);
 }
 
-/* A PE that ended without saying hello while others have: they would wait
- * for it in aos_init forever. */
-static void check_missing_hello(struct job *j)
+void aosrun_job_check_missing_hello(struct job *j)
 {
     if (j->hellos == 0 || j->stopping)
         return;
-    for (int i = 0; i < j->o->npes; i++) {
+    for (int i = 0; i < j->n; i++) {
         struct pe *p = &j->pes[i];
         if (p->state == PE_DONE && !p->said_hello) {
             fprintf(stderr,
-                    "aosrun: PE %d (pid %d) exited without calling aos_init while other PEs "
+                    "aosrun: %sPE %d (pid %d) exited without calling aos_init while other PEs "
                     "wait in it; stopping them\n",
-                    i, (int)p->pid);
-            fail(j, 1, -1);
+                    where(j, j->first + i), j->first + i, (int)p->pid);
+            aosrun_job_fail(j, 1, -1);
             return;
         }
     }
 }
 
+/* A PE that ended without saying hello while others have: they would wait
+ * for it in aos_init forever. The root judges that for every host. */
+static void check_missing_hello(struct job *j)
+{
+    if (j->up == NULL)
+        aosrun_job_check_missing_hello(j);
+}
+
+void aosrun_job_global_exit(struct job *j, int rank, int status)
+{
+    /* aos_global_exit: the PE's status is the job's, even 0. */
+    if (j->stopping)
+        return;
+    if (j->o->verbose || status != 0)
+        fprintf(stderr, "aosrun: %sPE %d called global exit with status %d; stopping "
+                        "the other PEs\n", where(j, rank), rank, status);
+    aosrun_job_fail(j, status, rank);
+}
+
 /* Messages: a hello (with the arena fd), then a bye from aos_finalize; EOF
  * when the PE closes its end. */
-static void on_boot_message(struct job *j, int rank)
+static void on_boot_message(struct job *j, int i)
 {
-    struct pe *p = &j->pes[rank];
+    struct pe *p = &j->pes[i];
+    int rank = j->first + i;
     struct aos__boot_hello h;
     int fd = -1;
     errno = 0;
@@ -204,20 +229,17 @@ static void on_boot_message(struct job *j, int rank)
     if (got == 0 && h.magic == AOS__BOOT_EXIT_MAGIC) {
         if (fd >= 0)
             close(fd);
-        /* aos_global_exit: the PE's status is the job's, even 0. */
-        if (!j->stopping) {
-            if (j->o->verbose || h.static_len != 0)
-                fprintf(stderr, "aosrun: PE %d called global exit with status %d; stopping "
-                                "the other PEs\n", rank, (int)h.static_len);
-            fail(j, (int)h.static_len, rank);
-        }
+        if (j->up != NULL && j->up->global_exit != NULL)
+            j->up->global_exit(j, rank, (int)h.static_len);
+        else
+            aosrun_job_global_exit(j, rank, (int)h.static_len);
         p->said_bye = 1;
         return;
     }
     if (got == 0 && h.magic == AOS__BOOT_BLOB_MAGIC && p->said_hello) {
         if (fd >= 0)
             close(fd);
-        on_blob(j, rank, &h);
+        on_blob(j, i, &h);
         return;
     }
     if (got != 0 || h.magic != AOS__BOOT_MAGIC) {
@@ -231,23 +253,31 @@ static void on_boot_message(struct job *j, int rank)
         /* Its memory did not come with it (aosrun out of descriptors, or a
          * broken PE): the others would wait for the exchange forever. */
         fprintf(stderr,
-                "aosrun: PE %d's hello came without its memory descriptor%s; stopping the "
+                "aosrun: %sPE %d's hello came without its memory descriptor%s; stopping the "
                 "job\n",
-                rank, errno == EMFILE || errno == ENFILE ? " (aosrun is out of file descriptors)"
-                                                          : "");
-        fail(j, 1, -1);
+                where(j, rank), rank,
+                errno == EMFILE || errno == ENFILE ? " (aosrun is out of file descriptors)"
+                                                   : "");
+        aosrun_job_fail(j, 1, -1);
         return;
     }
     if (!p->said_hello && fd >= 0 && h.rank == (uint32_t)rank) {
+        const struct aosrun_placement *pl = &j->t->place[i];
         p->said_hello = 1;
-        p->hello = h;
         p->arena_fd = fd;
+        j->table[rank] = (struct aos__boot_peer){
+            .hello = h, .cluster = pl->cpuset != NULL ? pl->cluster : 0, .node = j->node};
         /* Its header says whether it finalized, even if the program closes
          * the socket; one page, read only. */
         void *hp = mmap(NULL, HEADER_MAP_LEN, PROT_READ, MAP_SHARED, fd, 0);
         p->header = hp == MAP_FAILED ? NULL : hp;
-        if (++j->hellos == j->o->npes)
-            exchange(j);
+        if (j->up != NULL && j->up->hello != NULL) {
+            j->up->hello(j, rank);
+            return;
+        }
+        j->table_in++;
+        if (++j->hellos == j->total)
+            aosrun_job_exchange(j);
         check_missing_hello(j);
         return;
     }
@@ -269,46 +299,63 @@ static void describe_end(int rank, pid_t pid, int ws, char *buf, size_t len)
         snprintf(buf, len, "PE %d (pid %d) ended (wait status %#x)", rank, (int)pid, ws);
 }
 
+void aosrun_job_judge_end(struct job *j, int i, int ws)
+{
+    struct pe *p = &j->pes[i];
+    int rank = j->first + i;
+    p->state = PE_DONE;
+    j->running--;
+    char what[256];
+    describe_end(rank, p->pid, ws, what, sizeof what);
+    int clean = WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
+    if (!clean && !j->stopping) {
+        fprintf(stderr, "aosrun: %s%s; stopping the other %d PE(s)\n", where(j, rank), what,
+                j->running);
+        aosrun_job_fail(j, WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws), rank);
+    } else if (clean && p->said_hello && !p->said_bye && j->running > 0 && !j->stopping) {
+        fprintf(stderr,
+                "aosrun: %s%s without calling aos_finalize; the others could wait for it "
+                "forever, so they are stopped\n",
+                where(j, rank), what);
+        aosrun_job_fail(j, 1, -1);
+    } else {
+        if (j->o->verbose)
+            fprintf(stderr, "aosrun: %s%s\n", where(j, rank), what);
+        if (clean && !p->said_hello)
+            aosrun_job_check_missing_hello(j);
+    }
+}
+
 static void on_child_exit(struct job *j, pid_t pid, int ws)
 {
-    int rank = -1;
-    for (int i = 0; i < j->o->npes; i++)
-        if (j->pes[i].pid == pid)
-            rank = i;
-    if (rank < 0)
+    int i = -1;
+    for (int k = 0; j->local && k < j->n; k++)
+        if (j->pes[k].pid == pid)
+            i = k;
+    if (i < 0) {
+        if (j->up != NULL && j->up->child != NULL)
+            j->up->child(j, pid, ws);
         return;
-    struct pe *p = &j->pes[rank];
+    }
+    struct pe *p = &j->pes[i];
     /* Read what the PE sent before it died (its bye) before judging its end. */
     while (p->sock >= 0) {
         struct pollfd pf = {.fd = p->sock, .events = POLLIN};
         if (poll(&pf, 1, 0) <= 0)
             break;
-        on_boot_message(j, rank);
+        on_boot_message(j, i);
     }
     /* Acquire: pairs with aos_finalize's release store. */
     if (p->said_hello && !p->said_bye && p->header != NULL &&
         aos__load_acquire(&p->header->finalized) != 0)
         p->said_bye = 1;
-    p->state = PE_DONE;
-    j->running--;
-    char what[256];
-    describe_end(rank, pid, ws, what, sizeof what);
-    int clean = WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
-    if (!clean && !j->stopping) {
-        fprintf(stderr, "aosrun: %s; stopping the other %d PE(s)\n", what, j->running);
-        fail(j, WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws), rank);
-    } else if (clean && p->said_hello && !p->said_bye && j->running > 0 && !j->stopping) {
-        fprintf(stderr,
-                "aosrun: %s without calling aos_finalize; the others could wait for it "
-                "forever, so they are stopped\n",
-                what);
-        fail(j, 1, -1);
-    } else {
-        if (j->o->verbose)
-            fprintf(stderr, "aosrun: %s\n", what);
-        if (clean && !p->said_hello)
-            check_missing_hello(j);
+    if (j->up != NULL && j->up->end != NULL) {
+        p->state = PE_DONE;
+        j->running--;
+        j->up->end(j, j->first + i, ws);
+        return;
     }
+    aosrun_job_judge_end(j, i, ws);
 }
 
 static void reap(struct job *j)
@@ -325,15 +372,18 @@ static void on_signal(struct job *j, int sig)
         reap(j);
         return;
     }
-    fprintf(stderr, "aosrun: got signal %d (%s); passing it to the PEs\n", sig, strsignal(sig));
+    fprintf(stderr, "aosrun: %sgot signal %d (%s); passing it to the PEs\n", where(j, -1), sig,
+            strsignal(sig));
     signal_all(j, sig);
     if (!j->failed) {
         j->failed = 1;
         j->exit_status = 128 + sig;
+        if (j->up != NULL && j->up->failed != NULL)
+            j->up->failed(j, j->exit_status);
     }
     if (!j->stopping) {
         j->stopping = 1;
-        j->kill_at_ms = now_ms() + 1000;
+        j->kill_at_ms = aosrun_now_ms() + 1000;
     }
 }
 
@@ -366,38 +416,64 @@ int aosrun_raise_fd_limit(struct aosrun_options *o)
     return 0;
 }
 
-static pid_t start_pe(struct job *j, int rank, int child_sock, const sigset_t *old_mask)
+/* In the child: the PE program, with its end of the socket as AOS_BOOT_FD. */
+static void exec_pe(struct job *j, int i, int child_sock)
 {
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid > 0)
-        setpgid(pid, pid); /* also here: a signal may come before the child's own call */
-    if (pid != 0)
-        return pid;
-    /* Child. A process group of its own; die with aosrun, whatever kills it. */
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-        _exit(127);
-    sigprocmask(SIG_SETMASK, old_mask, NULL);
+    int rank = j->first + i;
     setrlimit(RLIMIT_NOFILE, &j->o->nofile); /* the PE runs with the user's limit */
-    aosrun_topology_bind(j->t, rank);
+    aosrun_topology_bind(j->t, i);
+    if (j->pe_stdout >= 0)
+        dup2(j->pe_stdout, STDOUT_FILENO);
     int fd = fcntl(child_sock, F_DUPFD, 3); /* without CLOEXEC: survives exec */
     char buf[32];
     snprintf(buf, sizeof buf, "%d", fd);
     setenv(AOS__ENV_BOOT_FD, buf, 1);
     snprintf(buf, sizeof buf, "%d", rank);
     setenv(AOS__ENV_RANK, buf, 1);
-    snprintf(buf, sizeof buf, "%d", j->o->npes);
+    snprintf(buf, sizeof buf, "%d", j->total);
     setenv(AOS__ENV_NPES, buf, 1);
     execvp(j->o->argv[0], j->o->argv);
-    fprintf(stderr, "aosrun: PE %d: cannot run %s: %s\n", rank, j->o->argv[0], strerror(errno));
+    fprintf(stderr, "aosrun: %sPE %d: cannot run %s: %s\n", where(j, rank), rank,
+            j->o->argv[0], strerror(errno));
     _exit(127);
+}
+
+pid_t aosrun_job_spawn(struct job *j, int index, int death_sig, const sigset_t *old_mask,
+                       void (*child)(struct job *j, int index, int sock), int *sock)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        perror("aosrun: socketpair");
+        aosrun_job_fail(j, 1, -1);
+        return -1;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* A process group of its own; die with aosrun, whatever kills it. */
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, death_sig);
+        if (getppid() != parent)
+            _exit(127);
+        sigprocmask(SIG_SETMASK, old_mask, NULL);
+        child(j, index, sv[1]);
+        _exit(127);
+    }
+    close(sv[1]);
+    if (pid < 0) {
+        perror("aosrun: fork");
+        close(sv[0]);
+        aosrun_job_fail(j, 1, -1);
+        return -1;
+    }
+    setpgid(pid, pid); /* also here: a signal may come before the child's own call */
+    *sock = sv[0];
+    return pid;
 }
 
 static int poll_timeout(const struct job *j)
 {
-    long long now = now_ms(), next = -1;
+    long long now = aosrun_now_ms(), next = -1;
     if (j->stopping)
         next = j->kill_at_ms;
     if (j->deadline_ms && (next < 0 || j->deadline_ms < next))
@@ -411,14 +487,14 @@ static int poll_timeout(const struct job *j)
 
 static void check_clocks(struct job *j)
 {
-    long long now = now_ms();
+    long long now = aosrun_now_ms();
     if (j->deadline_ms && now >= j->deadline_ms && !j->stopping) {
         fprintf(stderr, "aosrun: timeout after %g s: stopping %d PE(s) still running\n",
                 j->o->timeout_s, j->running);
         j->deadline_ms = 0;
         if (!j->failed)
             j->timed_out = 1;
-        fail(j, EXIT_TIMEOUT, -1);
+        aosrun_job_fail(j, EXIT_TIMEOUT, -1);
     }
     if (j->stopping && now >= j->kill_at_ms) {
         signal_all(j, SIGKILL);
@@ -426,13 +502,19 @@ static void check_clocks(struct job *j)
     }
 }
 
+static int job_busy(struct job *j)
+{
+    return j->running > 0 || (j->up != NULL && j->up->busy != NULL && j->up->busy(j));
+}
+
 static void event_loop(struct job *j, int sfd)
 {
-    int n = j->o->npes;
-    struct pollfd *fds = calloc((size_t)n + 1, sizeof *fds);
-    int *who = calloc((size_t)n + 1, sizeof *who);
+    int n = j->n;
+    int most = n + 1 + AOSRUN_UPLINK_FDS;
+    struct pollfd *fds = calloc((size_t)most, sizeof *fds);
+    int *who = calloc((size_t)most, sizeof *who);
     if (fds == NULL || who == NULL) {
-        fail(j, 1, -1);
+        aosrun_job_fail(j, 1, -1);
         free(fds);
         free(who);
         while (j->running > 0) {
@@ -443,7 +525,7 @@ static void event_loop(struct job *j, int sfd)
         }
         return;
     }
-    while (j->running > 0) {
+    while (job_busy(j)) {
         int m = 0;
         fds[m] = (struct pollfd){.fd = sfd, .events = POLLIN};
         who[m++] = -1;
@@ -453,10 +535,13 @@ static void event_loop(struct job *j, int sfd)
                 who[m++] = i;
             }
         }
+        int extra = m;
+        if (j->up != NULL && j->up->pollfds != NULL)
+            m += j->up->pollfds(j, fds + m, AOSRUN_UPLINK_FDS);
         int r = poll(fds, (nfds_t)m, poll_timeout(j));
         if (r < 0 && errno != EINTR)
             break;
-        for (int k = 0; r > 0 && k < m; k++) {
+        for (int k = 0; r > 0 && k < extra; k++) {
             if (fds[k].revents == 0)
                 continue;
             if (who[k] < 0) {
@@ -467,6 +552,8 @@ static void event_loop(struct job *j, int sfd)
                 on_boot_message(j, who[k]);
             }
         }
+        if (r > 0 && m > extra)
+            j->up->events(j, fds + extra, m - extra);
         reap(j); /* SIGCHLD coalesces; never miss an exit */
         check_clocks(j);
     }
@@ -474,12 +561,46 @@ static void event_loop(struct job *j, int sfd)
     free(who);
 }
 
-int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topology *t)
+int aosrun_job_init(struct job *j, const struct aosrun_options *o,
+                    const struct aosrun_topology *t, int first, int count, int total, int local)
 {
-    struct job j = {.o = o, .t = t, .failed_pe = -1};
-    j.pes = calloc((size_t)o->npes, sizeof *j.pes);
-    if (j.pes == NULL)
-        return 1;
+    *j = (struct job){.o = o, .t = t, .n = count, .first = first, .total = total,
+                      .local = local, .pe_stdout = -1, .failed_pe = -1};
+    j->pes = calloc((size_t)count, sizeof *j->pes);
+    j->table = calloc((size_t)total, sizeof *j->table);
+    j->blob = calloc((size_t)total, sizeof *j->blob);
+    j->blob_len = calloc((size_t)total, sizeof *j->blob_len);
+    if (j->pes == NULL || j->table == NULL || j->blob == NULL || j->blob_len == NULL) {
+        free(j->pes);
+        free(j->table);
+        free(j->blob);
+        free(j->blob_len);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        j->pes[i].sock = -1;
+        j->pes[i].arena_fd = -1;
+        j->pes[i].state = local ? PE_DONE : PE_RUNNING;
+    }
+    if (!local)
+        j->running = count;
+    return 0;
+}
+
+void aosrun_job_start_pes(struct job *j, const sigset_t *old)
+{
+    for (int i = 0; j->local && i < j->n; i++) {
+        int sock;
+        pid_t pid = aosrun_job_spawn(j, i, SIGKILL, old, exec_pe, &sock);
+        if (pid < 0)
+            break;
+        j->pes[i] = (struct pe){.pid = pid, .sock = sock, .arena_fd = -1, .state = PE_RUNNING};
+        j->running++;
+    }
+}
+
+int aosrun_job_run(struct job *j)
+{
     sigset_t mask, old;
     sigemptyset(&mask);
     sigaddset(&mask, SIGCHLD);
@@ -491,58 +612,55 @@ int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topolog
     int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     if (sfd < 0) {
         perror("aosrun: signalfd");
-        free(j.pes);
+        free(j->pes);
+        free(j->table);
+        free(j->blob);
+        free(j->blob_len);
         return 1;
     }
-    if (o->timeout_s > 0)
-        j.deadline_ms = now_ms() + (long long)(o->timeout_s * 1000.0);
-    for (int i = 0; i < o->npes; i++) {
-        j.pes[i].sock = -1;
-        j.pes[i].arena_fd = -1;
-        j.pes[i].state = PE_DONE;
-    }
-    for (int i = 0; i < o->npes; i++) {
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-            perror("aosrun: socketpair");
-            fail(&j, 1, -1);
-            break;
-        }
-        pid_t pid = start_pe(&j, i, sv[1], &old);
-        close(sv[1]);
-        if (pid < 0) {
-            perror("aosrun: fork");
-            close(sv[0]);
-            fail(&j, 1, -1);
-            break;
-        }
-        j.pes[i] = (struct pe){.pid = pid, .sock = sv[0], .arena_fd = -1, .state = PE_RUNNING};
-        j.running++;
-    }
-    event_loop(&j, sfd);
+    if (j->o->timeout_s > 0)
+        j->deadline_ms = aosrun_now_ms() + (long long)(j->o->timeout_s * 1000.0);
+    if (j->up != NULL && j->up->start != NULL)
+        j->up->start(j, &old);
+    else
+        aosrun_job_start_pes(j, &old);
+    event_loop(j, sfd);
     /* Every PE has ended: what they started and left behind ends with the
      * job. */
-    signal_all(&j, SIGKILL);
-    close_arena_fds(&j);
-    for (int i = 0; i < o->npes; i++) {
-        if (j.pes[i].sock >= 0)
-            close(j.pes[i].sock);
-        if (j.pes[i].header != NULL)
-            munmap((void *)j.pes[i].header, HEADER_MAP_LEN);
-        free(j.pes[i].blob);
+    if (j->local)
+        signal_all(j, SIGKILL);
+    close_arena_fds(j);
+    for (int i = 0; i < j->n; i++) {
+        if (j->pes[i].sock >= 0)
+            close(j->pes[i].sock);
+        if (j->pes[i].header != NULL)
+            munmap((void *)j->pes[i].header, HEADER_MAP_LEN);
     }
+    for (int i = 0; i < j->total; i++)
+        free(j->blob[i]);
     close(sfd);
-    free(j.pes);
+    free(j->pes);
+    free(j->table);
+    free(j->blob);
+    free(j->blob_len);
     sigprocmask(SIG_SETMASK, &old, NULL);
     /* 124 is also what a PE may exit with (timeout(1) inside a PE does):
      * say whose it is. */
-    if (j.failed && j.exit_status == EXIT_TIMEOUT) {
-        if (j.timed_out)
+    if (j->failed && j->exit_status == EXIT_TIMEOUT) {
+        if (j->timed_out)
             fprintf(stderr, "aosrun: exit status %d: the job ran out of its --timeout\n",
                     EXIT_TIMEOUT);
-        else if (j.failed_pe >= 0)
+        else if (j->failed_pe >= 0)
             fprintf(stderr, "aosrun: exit status %d is PE %d's own, not aosrun's --timeout\n",
-                    EXIT_TIMEOUT, j.failed_pe);
+                    EXIT_TIMEOUT, j->failed_pe);
     }
-    return j.failed ? j.exit_status : 0;
+    return j->failed ? j->exit_status : 0;
+}
+
+int aosrun_supervise(const struct aosrun_options *o, const struct aosrun_topology *t)
+{
+    struct job j;
+    if (aosrun_job_init(&j, o, t, 0, o->npes, o->npes, 1) != 0)
+        return 1;
+    return aosrun_job_run(&j);
 }

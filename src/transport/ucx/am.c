@@ -322,6 +322,7 @@ static int outstanding(void)
 
 void aos__ucx_settle(int wait)
 {
+    unsigned idle = 0;
     do {
         /* Relaxed: a hint; wake_later sets it under the lock, rechecked there. */
         if (aos__load_relaxed(&U.pending)) {
@@ -334,6 +335,6 @@ void aos__ucx_settle(int wait)
         finish_flushes();
         if (!wait || !outstanding())
             return;
-        ucp_worker_progress(U.worker);
+        aos__ucx_progress_idle(&idle);
     } while (1);
 }

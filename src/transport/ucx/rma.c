@@ -10,7 +10,6 @@
  * Ordering: UCP does not order an atomic after earlier puts on the network.
  * Each peer has an `unflushed` mark, set by puts and posted atomics; a
  * signal or an atomic to a marked peer first flushes it. */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,12 +307,8 @@ int aos__ucx_quiet(void)
     /* Atomics with events: their results are written when their replies
      * are handled, which a flush does not wait for. */
     unsigned idle = 0;
-    while (aos__load_acquire(&U.amos_in_flight) != 0) { /* pairs with amo_done */
-        if (ucp_worker_progress(U.worker) != 0)
-            idle = 0;
-        else if (++idle >= 64)
-            sched_yield();
-    }
+    while (aos__load_acquire(&U.amos_in_flight) != 0) /* pairs with amo_done */
+        aos__ucx_progress_idle(&idle);
     aos__ucx_settle(1);
     return rc;
 }

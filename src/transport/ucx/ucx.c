@@ -23,6 +23,14 @@ int aos__ucx_status(ucs_status_t st, const char *what, int pe)
     return st == UCS_ERR_NO_MEMORY ? AOS_ERR_NO_MEMORY : AOS_ERR_NETWORK;
 }
 
+void aos__ucx_progress_idle(unsigned *idle)
+{
+    if (ucp_worker_progress(U.worker) != 0)
+        *idle = 0;
+    else if (++*idle >= 64) /* the peer may need this CPU to answer */
+        sched_yield();
+}
+
 int aos__ucx_wait(ucs_status_ptr_t req, const char *what, int pe)
 {
     if (req == NULL)
@@ -31,12 +39,8 @@ int aos__ucx_wait(ucs_status_ptr_t req, const char *what, int pe)
         return aos__ucx_status(UCS_PTR_STATUS(req), what, pe);
     ucs_status_t st;
     unsigned idle = 0;
-    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        if (ucp_worker_progress(U.worker) != 0)
-            idle = 0;
-        else if (++idle >= 64) /* the peer may need this CPU to answer */
-            sched_yield();
-    }
+    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
+        aos__ucx_progress_idle(&idle);
     ucp_request_free(req);
     return aos__ucx_status(st, what, pe);
 }

@@ -62,6 +62,10 @@ extern struct aos__ucx aos__ucx;
 
 /* Maps a UCX status to an aos one, saying on stderr what failed. */
 int aos__ucx_status(ucs_status_t st, const char *what, int pe);
+/* One turn of a wait that drives the worker: progresses it, and after 64
+ * idle turns in a row (*idle counts them) yields the CPU each turn, which
+ * the peer this waits for may need. */
+void aos__ucx_progress_idle(unsigned *idle);
 /* Waits for a request (NULL: done already), driving the worker, and frees
  * it. */
 int aos__ucx_wait(ucs_status_ptr_t req, const char *what, int pe);

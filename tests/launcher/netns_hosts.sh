@@ -1,0 +1,206 @@
+#!/bin/sh
+# The two-host test bed: two network namespaces joined by a veth pair act as
+# two hosts; aosrun starts in the first with --hosts A:K,B:K and
+# --rsh netns_rsh.sh, and the PEs on different "hosts" reach each other
+# over UCX on TCP across the veth link. Needs root (as CI runs); without
+# it, or where namespaces are not allowed, the test says why and is
+# skipped (exit 77).
+#
+# usage: netns_hosts.sh run AOSRUN K PROG [ARGS...]   PROG at K PEs per host
+#        netns_hosts.sh failures AOSRUN VICTIM        the failure cases
+#
+# Everything this run makes is named after its PID (namespaces, veth ends)
+# and removed on exit, even on failure; a tag in the environment of every
+# process it starts tells them from anyone else's, and none may survive.
+set -u
+SKIP=77
+mode=$1
+AOSRUN=$2
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+RSH=$here/netns_rsh.sh
+
+skip() {
+    echo "skipping the two-host tier: $*"
+    exit $SKIP
+}
+[ "$(id -u)" = 0 ] || skip "not root (network namespaces need CAP_SYS_ADMIN)"
+command -v ip >/dev/null 2>&1 || skip "no ip command (iproute2)"
+command -v nsenter >/dev/null 2>&1 || skip "no nsenter (util-linux)"
+
+nsA=aosA$$
+nsB=aosB$$
+vethA=aosva$$
+vethB=aosvb$$
+DEV=aosh0 # both ends carry this name inside their namespace: one UCX_NET_DEVICES
+out=$(mktemp -d "${TMPDIR:-/tmp}/netns-hosts.XXXXXX")
+mkdir "$out/tmp"
+tag="AOSRUN_HOSTS_TEST_TAG=$out"
+started=""
+
+# live processes of this run (zombies have no environment)
+run_procs() {
+    grep -lsxzF "$tag" /proc/[0-9]*/environ | sed 's|^/proc/\([0-9]*\)/environ$|\1|'
+}
+ns_procs() {
+    for ns in $nsA $nsB; do
+        [ -e "/run/netns/$ns" ] && ip netns pids "$ns" 2>/dev/null
+    done
+}
+cleanup() {
+    for pid in $started; do
+        kill -KILL "$pid" 2>/dev/null
+    done
+    for pid in $(run_procs) $(ns_procs); do
+        kill -KILL "$pid" 2>/dev/null
+    done
+    for ns in $nsA $nsB; do
+        [ -e "/run/netns/$ns" ] && ip netns del "$ns"
+    done
+    ip link del "$vethA" 2>/dev/null
+    rm -rf "$out"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+ip netns add "$nsA" 2>"$out/err" || skip "ip netns add failed: $(cat "$out/err")"
+ip netns add "$nsB" 2>"$out/err" || skip "ip netns add failed: $(cat "$out/err")"
+set -e
+ip link add "$vethA" type veth peer name "$vethB"
+ip link set "$vethA" netns "$nsA"
+ip link set "$vethB" netns "$nsB"
+ip -n "$nsA" link set "$vethA" name $DEV
+ip -n "$nsB" link set "$vethB" name $DEV
+ip -n "$nsA" addr add 10.213.7.1/24 dev $DEV
+ip -n "$nsB" addr add 10.213.7.2/24 dev $DEV
+for ns in $nsA $nsB; do
+    ip -n "$ns" link set lo up
+    ip -n "$ns" link set $DEV up
+done
+set +e
+
+export TMPDIR="$out/tmp" UCX_TLS=tcp UCX_NET_DEVICES=$DEV
+# The root aosrun runs on host A; the daemons (on A too) come through RSH.
+in_a() { nsenter --net="/run/netns/$nsA" -- env "$tag" "$@"; }
+
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+check_clean() {
+    sleep 0.2
+    left=$(run_procs)
+    [ -z "$left" ] || fail "$1: processes of the test survive: $left"
+    left=$(ns_procs)
+    [ -z "$left" ] || fail "$1: processes survive in the namespaces: $left"
+}
+
+if [ "$mode" = run ]; then
+    k=$1
+    shift
+    in_a "$AOSRUN" --hosts "$nsA:$k,$nsB:$k" --rsh "$RSH" --timeout 200 "$@"
+    got=$?
+    [ $got = 0 ] || fail "$*: aosrun exited with status $got"
+    check_clean "$*"
+    [ $fails = 0 ] && echo "ok: $* at ${k} PE(s) on each of 2 hosts"
+    exit $fails
+fi
+
+[ "$mode" = failures ] || { echo "usage: $0 run|failures AOSRUN ..."; exit 2; }
+VICTIM=$1
+hosts="$nsA:2,$nsB:2"
+
+# run NAME EXPECTED_STATUS MAX_SECONDS PATTERN -- aosrun args...
+run() {
+    name=$1 want=$2 max=$3 pattern=$4
+    shift 5
+    start=$(date +%s%N)
+    in_a "$AOSRUN" "$@" >"$out/$name.out" 2>"$out/$name.err"
+    got=$?
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    report "$name" "$want" "$max" "$pattern" "$got" "$ms"
+}
+report() {
+    name=$1 want=$2 max=$3 pattern=$4 got=$5 ms=$6
+    [ "$got" = "$want" ] || fail "$name: exit status $got, expected $want"
+    [ "$ms" -le $((max * 1000)) ] || fail "$name: took ${ms} ms, limit ${max} s"
+    if [ -n "$pattern" ] && ! grep -Eq -e "$pattern" "$out/$name.err"; then
+        fail "$name: stderr lacks /$pattern/:"
+        sed 's/^/    /' "$out/$name.err"
+    fi
+    check_clean "$name"
+    echo "ok $name: status $got in ${ms} ms"
+}
+# Starts a hanging job in the background; waits until its PEs run.
+start_hang() {
+    # (not through in_a: $! is aosrun itself; a background job of sh
+    # ignores SIGINT, and so would aosrun)
+    nsenter --net="/run/netns/$nsA" -- env --default-signal=INT "$tag" \
+        "$AOSRUN" --hosts "$hosts" --rsh "$RSH" "$VICTIM" hang >"$out/$1.out" 2>"$out/$1.err" &
+    job=$!
+    started="$started $job"
+    i=0
+    while [ $i -lt 300 ]; do
+        n=0
+        for pid in $(run_procs); do
+            case $(cat "/proc/$pid/comm" 2>/dev/null) in launcher_victi*) n=$((n + 1)) ;; esac
+        done
+        [ $n -ge 4 ] && { sleep 1; return 0; } # (and in aos_init's exchange or past it)
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "$1: the PEs did not start"
+    return 1
+}
+# finish NAME ... : waits for the background job, then report.
+finish() {
+    start=$(date +%s%N)
+    wait $job
+    got=$?
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    report "$@" "$got" "$ms"
+}
+# The daemon serving host B: our tag, --daemon, in B's namespace.
+daemon_b() {
+    b="net:[$(stat -L -c %i "/run/netns/$nsB")]"
+    for pid in $(run_procs); do
+        if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- ' --daemon ' &&
+           [ "$(readlink "/proc/$pid/ns/net")" = "$b" ]; then
+            echo "$pid"
+            return
+        fi
+    done
+}
+
+# PE output comes to the root's stdout, from both hosts.
+run ranks 0 60 "" -- --hosts "$hosts" --rsh "$RSH" "$VICTIM" ranks
+for r in 0 1 2 3; do
+    grep -q "^rank $r of 4 node 2 " "$out/ranks.out" || fail "ranks: no line for PE $r: $(cat "$out/ranks.out")"
+done
+# A PE killed on the other host: named with its host; the job ends.
+run kill_b 137 10 "host $nsB: PE 3 \(pid [0-9]+\) was killed by signal 9" -- --hosts "$hosts" --rsh "$RSH" "$VICTIM" kill 3
+run exit_b 5 10 "host $nsB: PE 2 \(pid [0-9]+\) exited with status 5" -- --hosts "$hosts" --rsh "$RSH" "$VICTIM" exit 2 5
+run timeout 124 15 "timeout after 2 s" -- --hosts "$hosts" --rsh "$RSH" --timeout 2 "$VICTIM" hang
+grep -q "exit status 124: the job ran out of its --timeout" "$out/timeout.err" ||
+    fail "timeout: the report does not say the 124 is the timeout's"
+# A host whose namespace does not exist: the remote shell fails.
+run unreachable 1 10 "host nosuch$$: cannot start the daemon: '$RSH nosuch$$ \.\.\.' exited with status [0-9]+ before the daemon was ready" -- --hosts "$nsA:2,nosuch$$:2" --rsh "$RSH" "$VICTIM" ok
+run mismatch 2 5 "-n 5 but --hosts '$hosts' has 4 PEs" -- -n 5 --hosts "$hosts" --rsh "$RSH" "$VICTIM" ok
+# SIGINT to the root reaches every host.
+if start_hang sigint; then
+    kill -INT $job
+    finish sigint 130 10 "got signal 2"
+fi
+# Host B's daemon killed: reported, the job stops (host B's PEs die with
+# their daemon, host A's are stopped).
+if start_hang daemon_killed; then
+    d=$(daemon_b)
+    if [ -z "$d" ]; then
+        fail "daemon_killed: no daemon found in $nsB"
+        kill -TERM $job
+    else
+        kill -KILL "$d"
+    fi
+    finish daemon_killed 1 10 "host $nsB: daemon \(pid $d\) was killed by signal 9"
+fi
+[ $fails = 0 ] && echo "all two-host failure cases passed"
+exit $fails
