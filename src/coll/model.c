@@ -259,7 +259,7 @@ static int agree(int my_rc)
     int rc = aos__bootstrap_allgather(&aos__rt, &mine, len, &all, &offs);
     if (rc != AOS_OK)
         return rc;
-    size_t n = aos__rt.boot_fd < 0 ? 1 : (size_t)aos__rt.npes;
+    size_t n = (size_t)aos__rt.npes;
     rc = my_rc;
     for (size_t pe = 0; pe < n && rc == AOS_OK; pe++) {
         struct model_vote v;

@@ -1,36 +1,72 @@
+/* The bootstrap: how a PE learns its rank and meets the other PEs at
+ * start-up (their arenas, addresses and keys), separate from the transports
+ * that carry data afterwards. One backend per kind of launcher, chosen by
+ * aos_init in this order (core/bootstrap.c):
+ *   aosrun  AOS_BOOT_FD is set: a socketpair to aosrun (core/boot/aosrun.c)
+ *   pmix    a PMIx server started the process (mpirun, srun --mpi=pmix):
+ *           core/boot/pmix.c, or core/boot/pmix_none.c when aos was built
+ *           without libpmix
+ *   single  neither: this process is PE 0 of 1 (core/boot/single.c) */
 #ifndef AOS_CORE_BOOTSTRAP_H
 #define AOS_CORE_BOOTSTRAP_H
 
+#include <stddef.h>
+
+#include "core/boot_proto.h"
 #include "core/runtime.h"
 
-/* Reads AOS_RANK/AOS_NPES/AOS_BOOT_FD set by aosrun into rt (me, npes,
- * boot_fd); without them this process is PE 0 of 1. The variables are
- * removed from the environment and the socket moved to a high,
- * close-on-exec descriptor, so programs this PE starts run alone. */
-int aos__bootstrap_identify(struct aos__runtime *rt);
+struct aos__boot {
+    const char *name;
+    /* Sets rt->me and rt->npes. */
+    int (*start)(struct aos__runtime *rt);
+    /* Gives my arena (rt->arena_fd) and layout to the PEs of my host and
+     * learns every PE's. On success peer_fds[pe] is the arena memfd of each
+     * other PE on my host (-1 for me and for PEs elsewhere), rt->peers[]
+     * .pid/.cluster/.node and rt->host are set. A peer whose layout differs
+     * from mine is AOS_ERR_BOOTSTRAP. */
+    int (*exchange)(struct aos__runtime *rt, int *peer_fds);
+    /* All-gather of one blob per PE, len <= AOS__BOOT_BLOB_MAX. On success
+     * *all is one malloc'd block with every PE's blob back to back in rank
+     * order, (*offs)[pe] where pe's starts and (*offs)[npes] the total; the
+     * caller frees both. */
+    int (*allgather)(struct aos__runtime *rt, const void *mine, size_t len, char **all,
+                     size_t **offs);
+    /* Every PE has called it. */
+    int (*barrier)(struct aos__runtime *rt);
+    /* Asks the launcher to stop every PE, the job ending with `status`. */
+    void (*global_exit)(struct aos__runtime *rt, int status);
+    /* Ends the bootstrap: finalized 1 after aos_finalize (the launcher learns
+     * this PE's exit is not a failure), 0 after a failed aos_init. */
+    void (*stop)(struct aos__runtime *rt, int finalized);
+};
 
-/* Sends my arena (rt->arena_fd) and layout to aosrun and receives every
- * PE's. On success peer_fds[pe] is pe's arena memfd (-1 for me) and
- * rt->peers[].pid/cluster/node are set. A peer whose layout differs from
- * mine (another executable, other AOS_HEAP_SIZE) is AOS_ERR_BOOTSTRAP. */
+extern const struct aos__boot aos__boot_aosrun;
+extern const struct aos__boot aos__boot_pmix;
+extern const struct aos__boot aos__boot_single;
+
+/* Chooses the backend (order above) into rt->boot and starts it. */
+int aos__bootstrap_start(struct aos__runtime *rt);
+
+/* The chosen backend's operations (see struct aos__boot). */
 int aos__bootstrap_exchange(struct aos__runtime *rt, int *peer_fds);
-
-/* All-gather of one blob per PE (len <= AOS__BOOT_BLOB_MAX) through the
- * launcher. On success *all is one malloc'd block holding every PE's blob
- * back to back in rank order, (*offs)[pe] where pe's starts and (*offs)[npes]
- * the total; the caller frees both. Alone (no launcher) only my blob. */
 int aos__bootstrap_allgather(struct aos__runtime *rt, const void *mine, size_t len,
                              char **all, size_t **offs);
-
-/* 1 when rt->boot_fd is still the socket aosrun passed; 0 (saying so once)
- * when the program closed it, whatever now has that number. */
-int aos__bootstrap_fd_ok(struct aos__runtime *rt);
-
-/* Tells aosrun this PE finalized (so its exit is not a failure). */
-void aos__bootstrap_bye(struct aos__runtime *rt);
-
-/* Tells aosrun to stop every PE and exit with `status` (aos_global_exit);
- * nothing without aosrun. */
+int aos__bootstrap_barrier(struct aos__runtime *rt);
+/* Nothing when no bootstrap is running. */
 void aos__bootstrap_global_exit(struct aos__runtime *rt, int status);
+void aos__bootstrap_stop(struct aos__runtime *rt, int finalized);
+
+/* For the backends. The hello a PE gives the others: its pid and layout. */
+struct aos__boot_hello aos__boot_my_hello(const struct aos__runtime *rt);
+
+/* AOS_ERR_BOOTSTRAP, saying so, when pe's layout (hello h) differs from
+ * mine: the PEs run different programs or configurations. */
+int aos__boot_check_layout(const struct aos__runtime *rt, int pe,
+                           const struct aos__boot_hello *h);
+
+/* Records which host each PE runs on (host[pe], 0 .. hosts-1): rt->host
+ * and rt->peers[].node, which AOS_NODE_SIZE splits further into
+ * pseudo-nodes that never span two hosts. */
+void aos__boot_place(struct aos__runtime *rt, const int *host);
 
 #endif

@@ -87,7 +87,9 @@ static const char *kind_hint(int (*parse)(const char *, uint64_t *))
  * the arena (heap + segment space + the rest) must fit the 128 TiB of a
  * process's address space without its size arithmetic wrapping; sleeps are
  * turned into nanoseconds; the RPC queue is committed when aos_init makes
- * it, and pending RPCs bound memory only if their cap does; PE groupings count PEs, of which a job has at most 2^20. */
+ * it, and pending RPCs bound memory only if their cap does; PE groupings
+ * count PEs, of which a job has at most 2^20; start-up waits are turned
+ * into milliseconds. */
 static const struct {
     const char *var;
     uint64_t max;
@@ -100,6 +102,7 @@ static const struct {
     {"AOS_RPC_PENDING_MAX", 65536, "65536 (each pending call may hold 4 KiB of arguments)"},
     {"AOS_CLUSTER_SIZE", 1u << 20, "1048576 (the most PEs a job has)"},
     {"AOS_NODE_SIZE", 1u << 20, "1048576 (the most PEs a job has)"},
+    {"AOS_BOOT_TIMEOUT", 86400, "86400 (a day)"},
 };
 
 static int check_limit(const char *var, const char *text, uint64_t v)

@@ -19,7 +19,7 @@
 #include "queue/queue.h"
 #include "rpc/rpc.h"
 
-struct aos__runtime aos__rt = {.me = -1, .npes = -1, .arena_fd = -1, .boot_fd = -1};
+struct aos__runtime aos__rt = {.me = -1, .npes = -1, .arena_fd = -1};
 
 #define AOS__STR2(x) #x
 #define AOS__STR(x) AOS__STR2(x)
@@ -139,11 +139,11 @@ int aos_init(void)
     if (rt->initialized)
         return AOS_ERR_ALREADY_INITIALIZED;
     if (rt->finalized_launched)
-        return AOS_ERR_FINALIZED; /* aosrun's bootstrap socket is gone */
+        return AOS_ERR_FINALIZED; /* the launcher's bootstrap is gone */
     int rc = aos__config_load(&rt->cfg);
     if (rc != AOS_OK)
         return rc;
-    rc = aos__bootstrap_identify(rt);
+    rc = aos__bootstrap_start(rt);
     if (rc != AOS_OK)
         return rc;
     rt->page_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -224,9 +224,7 @@ fail_peers:
     free(rt->peers);
     rt->peers = NULL;
 fail_boot:
-    if (aos__bootstrap_fd_ok(rt))
-        close(rt->boot_fd);
-    rt->boot_fd = -1;
+    aos__bootstrap_stop(rt, 0);
     rt->me = rt->npes = -1;
     return rc;
 }
@@ -260,13 +258,9 @@ int aos_finalize(void)
     aos__transport_shm.stop(rt);
     free(rt->peers);
     rt->peers = NULL;
-    aos__bootstrap_bye(rt);
-    if (rt->boot_fd >= 0) {
-        if (aos__bootstrap_fd_ok(rt))
-            close(rt->boot_fd);
+    if (rt->boot != &aos__boot_single)
         rt->finalized_launched = 1;
-    }
-    rt->boot_fd = -1;
+    aos__bootstrap_stop(rt, 1);
     rt->me = rt->npes = -1;
     rt->finalizing = 0;
     return rc;
@@ -280,7 +274,7 @@ int aos_initialized(void)
 void aos_global_exit(int status)
 {
     fflush(NULL);
-    /* aosrun stops the other PEs, which may be waiting for this one
+    /* The launcher stops the other PEs, which may be waiting for this one
      * anywhere, and exits with status; the exit below is then not a
      * failure it reports. */
     aos__bootstrap_global_exit(&aos__rt, status);

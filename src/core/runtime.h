@@ -18,6 +18,7 @@ struct aos__peer {
     struct aos__arena_header *header;  /* == base */
     int cluster;                       /* last-level-cache domain; -1 unknown */
     int node;                          /* node index (0 on a single node) */
+    int host;                          /* the host it runs on (nodes without AOS_NODE_SIZE) */
     pid_t pid;
 };
 
@@ -26,6 +27,17 @@ struct aos__remap {
     uintptr_t lo, hi;  /* page-aligned user range */
     uint64_t arena_off;
     struct aos__remap *next;
+};
+
+struct aos__boot;
+
+/* Where the bootstrap found this PE: real hosts, not AOS_NODE_SIZE's
+ * pseudo-nodes. */
+struct aos__host_info {
+    int hosts;      /* hosts the job spans */
+    int host;       /* mine, 0 .. hosts-1 */
+    int local_rank; /* my index among the PEs of my host, in rank order */
+    int local_size; /* PEs on my host */
 };
 
 struct aos__runtime {
@@ -50,9 +62,8 @@ struct aos__runtime {
 
     int arena_fd;   /* my arena's memfd until the PEs have it, then -1 */
     char *my_base;  /* == peers[me].base */
-    int boot_fd;    /* socket to aosrun (high, close-on-exec), -1 when started alone */
-    uint64_t boot_dev, boot_ino; /* what boot_fd is, to notice the program closed it */
-    int boot_lost;               /* it did; said once */
+    const struct aos__boot *boot; /* core/bootstrap.h; NULL when not running */
+    struct aos__host_info host;
 
     struct aos__range_alloc heap;     /* symmetric heap, same calls on every PE */
     struct aos__range_alloc segspace; /* owner-private segment memory */

@@ -7,6 +7,7 @@
  *   nofinal PE  PE returns 0 without aos_finalize
  *   hang        every PE waits for a word nobody writes
  *   noinit PE   PE exits 0 before aos_init; the others call it
+ *   late PE     PE sleeps 10 minutes before aos_init; the others call it
  *   ranks       prints "rank R of N" and the node / cluster PE counts
  *   spawn PE    every PE starts a background sleep, then PE kills itself
  *   spawn -1    every PE starts a background sleep, then all finish */
@@ -24,8 +25,12 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ok";
     int victim = argc > 2 ? atoi(argv[2]) : 0;
-    if (strcmp(mode, "noinit") == 0 && atoi(getenv("AOS_RANK") ? getenv("AOS_RANK") : "0") == victim)
+    /* the rank before aos_init: aosrun's variable, else PMIx's */
+    const char *rank = getenv("AOS_RANK") != NULL ? getenv("AOS_RANK") : getenv("PMIX_RANK");
+    if (strcmp(mode, "noinit") == 0 && atoi(rank != NULL ? rank : "0") == victim)
         return 0;
+    if (strcmp(mode, "late") == 0 && atoi(rank != NULL ? rank : "0") == victim)
+        sleep(600);
     if (aos_init() != AOS_OK)
         return 10;
     int me = aos_my_pe();

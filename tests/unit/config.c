@@ -52,6 +52,7 @@ static void check_limits(void)
         {"AOS_SLEEP_US", "18446744073709551615"},   /* once wrapped to nanoseconds */
         {"AOS_CLUSTER_SIZE", "1048577"},
         {"AOS_NODE_SIZE", "18446744073709551615"},
+        {"AOS_BOOT_TIMEOUT", "86401"},
     };
     char err[4096];
     for (size_t i = 0; i < sizeof too_large / sizeof too_large[0]; i++) {

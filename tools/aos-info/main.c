@@ -1,11 +1,14 @@
 /* aos-info: version, build options, configuration variables and the machine
- * as aos sees it. */
+ * as aos sees it. With --launch, started by a launcher (aosrun, mpirun,
+ * srun), it starts aos and PE 0 shows how the job came together. */
 #include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aos.h"
+#include "core/bootstrap.h"
+#include "core/runtime.h"
 
 static void show_var(const char *name, const char *value, const char *def, const char *meaning,
                      void *arg)
@@ -58,7 +61,7 @@ static void show_topology(void)
     }
     int nclusters = hwloc_get_nbobjs_by_type(t, llc);
     printf("topology (hwloc %s):\n", HWLOC_VERSION);
-    printf("  nodes:    1 (this machine; more through mpirun in a later release)\n");
+    printf("  nodes:    1 (this machine; aos-info --launch under a launcher shows the job's)\n");
     printf("  packages: %d\n", hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE));
     printf("  NUMA:     %d\n", hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE));
     printf("  clusters: %d (PEs sharing a %s)\n", nclusters, hwloc_obj_type_string(llc));
@@ -74,8 +77,56 @@ static void show_topology(void)
     hwloc_topology_destroy(t);
 }
 
+/* Which bootstrap aos_init would take here (core/bootstrap.c's order). */
+static void show_bootstrap(void)
+{
+    const char *b = getenv("AOS_BOOT_FD") != NULL ? "aosrun"
+                    : getenv("PMIX_NAMESPACE") != NULL && getenv("PMIX_RANK") != NULL
+                        ? "pmix"
+                        : "single";
+    printf("start-up:\n  bootstrap: %s (aosrun, then PMIx, then a single PE)\n", b);
+    printf("  PMIx support: %s\n", AOS_INFO_PMIX ? "built (mpirun, srun --mpi=pmix)"
+                                                   : "not built (no libpmix-dev, or -DAOS_PMIX=OFF)");
+}
+
+/* aos_init, then PE 0 lists hosts, PEs per host and the transports. */
+static int show_launch(void)
+{
+    int rc = aos_init();
+    if (rc != AOS_OK) {
+        fprintf(stderr, "aos-info: aos_init: %s\n", aos_strerror(rc));
+        return 1;
+    }
+    const struct aos__runtime *rt = &aos__rt;
+    if (rt->me == 0) {
+        printf("job: %d PEs, bootstrap %s, %d host%s\n", rt->npes, rt->boot->name,
+               rt->host.hosts, rt->host.hosts == 1 ? "" : "s");
+        for (int h = 0; h < rt->host.hosts; h++) {
+            int n = 0, first = -1;
+            for (int pe = 0; pe < rt->npes; pe++)
+                if (rt->peers[pe].host == h) {
+                    n += 1;
+                    first = first < 0 ? pe : first;
+                }
+            printf("  host %d: %d PEs (first PE %d, pid %ld)\n", h, n, first,
+                   (long)rt->peers[first].pid);
+        }
+        int local = 0;
+        for (int pe = 0; pe < rt->npes; pe++)
+            local += rt->peers[pe].tp == rt->peers[0].tp;
+        printf("  PE 0 reaches %d PEs (itself included) through %s", local, rt->peers[0].tp->name);
+        if (rt->net != NULL)
+            printf(", %d through %s", rt->npes - local, rt->net->name);
+        printf("\n");
+    }
+    fflush(stdout);
+    return aos_finalize() == AOS_OK ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--launch") == 0)
+        return show_launch();
     int rc_only = argc > 1 && strcmp(argv[1], "--check-config") == 0;
     printf("aos %s\n", aos_version_string());
     printf("build: transports shm; C11; %s\n",
@@ -92,6 +143,7 @@ int main(int argc, char **argv)
     if (rc != AOS_OK)
         printf("  error: %s\n", aos_strerror(rc));
     show_other_vars();
+    show_bootstrap();
     if (!rc_only)
         show_topology();
     return rc == AOS_OK ? 0 : 1;
