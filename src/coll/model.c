@@ -125,12 +125,14 @@ fail:;
 }
 
 /* A value the planner can use: finite, and positive except the contention
- * line's intercept b, which may be 0. */
+ * line's slope c and intercept b, either of which may be 0 (not both:
+ * checked once the file is read). */
 static int valid_value(const char *key, double value)
 {
     if (!isfinite(value) || value < 0.0)
         return 0;
-    return value > 0.0 || strcmp(key, "contention_base_ns") == 0;
+    return value > 0.0 || strcmp(key, "contention_base_ns") == 0 ||
+           strcmp(key, "contention_ns") == 0;
 }
 
 /* Lines "key value"; '#' starts a comment. Every key of the table must be
@@ -188,6 +190,8 @@ int aos__model_read(const char *path, struct aos__model *m)
 #undef AOS__MODEL_ALL
     uint64_t net_seen = seen & net;
     if (rc == AOS_OK && ((seen & all) != all || (net_seen != 0 && net_seen != net)))
+        rc = AOS_ERR_CONFIG;
+    if (rc == AOS_OK && !(out.c + out.b > 0.0)) /* T(1) = c + b divides */
         rc = AOS_ERR_CONFIG;
     if (rc != AOS_OK)
         return rc;

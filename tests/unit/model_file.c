@@ -41,7 +41,8 @@ static void check_values(void)
     CHECK_OK(aos__model_read(CHAIN_MODEL, &m)); /* contention_base_ns 0 is allowed */
     static const char *const bad[][2] = {
         {"latency_ns", "0"},       {"latency_ns", "inf"},   {"per_byte_ns", "nan"},
-        {"cache_bytes", "1e999"},  {"overhead_ns", "-1"},   {"contention_ns", "0"},
+        {"cache_bytes", "1e999"},  {"overhead_ns", "-1"},
+        {"contention_ns", "0"}, /* with the chain's b of 0: T(1) would be 0 */
         {"contention_base_ns", "inf"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -53,6 +54,24 @@ static void check_values(void)
         }
         CHECK(m.L == 12345); /* untouched */
     }
+    /* A flat contention line (c 0, as aos-probe writes when a noisy fit
+     * tilts downwards) with a positive b is a model. */
+    FILE *f = fopen(path, "w");
+    FILE *in = fopen(CHAIN_MODEL, "r");
+    CHECK(f != NULL && in != NULL);
+    char line[512];
+    while (fgets(line, sizeof line, in) != NULL) {
+        if (strncmp(line, "contention_ns ", 14) == 0)
+            fputs("contention_ns 0\n", f);
+        else if (strncmp(line, "contention_base_ns ", 19) == 0)
+            fputs("contention_base_ns 3.5\n", f);
+        else
+            fputs(line, f);
+    }
+    fclose(in);
+    CHECK(fclose(f) == 0);
+    CHECK_OK(aos__model_read(path, &m));
+    CHECK(m.c == 0 && m.b == 3.5);
     variant(path, "latency_ns", "7.5");
     CHECK_OK(aos__model_read(path, &m));
     CHECK(m.L == 7.5 && m.b == 0 && m.from_file == 1);

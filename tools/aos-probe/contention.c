@@ -77,8 +77,12 @@ void probe_contention(int quick, double *c, double *b)
     double k = nmax;
     *c = (k * sxy - sx * sy) / (k * sxx - sx * sx);
     *b = (sy - *c * sx) / k;
-    if (*c < 0)
+    /* A noisy run can tilt the line either way; flat, its best fit is the
+     * mean. T(1) = c + b stays positive: the planner divides by it. */
+    if (*c < 0) {
         *c = 0;
+        *b = sy / k;
+    }
     if (*b < 0)
         *b = 0;
 }
