@@ -2,7 +2,9 @@
 # The whole test suite, on a fresh Debian machine: installs what is missing,
 # then builds and tests aos three times:
 #   build-test/        gcc, -Werror, every test (unit, multi-PE at 1-16 PEs, launcher,
-#                      OpenSHMEM), then shmem4py (from PyPI) built with its oshcc
+#                      OpenSHMEM; off-node over UCX between pseudo-nodes; as root,
+#                      two hosts made of network namespaces; PMIx under Open MPI's
+#                      mpirun), then shmem4py (from PyPI) built with its oshcc
 #   build-test-asan/   AddressSanitizer + UndefinedBehaviorSanitizer, multi-PE tests
 #   build-test-tsan/   ThreadSanitizer, multi-PE tests
 # and checks that clang builds it warning-free. Exits non-zero on any failure.
