@@ -47,7 +47,10 @@ static size_t bounce(const aos_rpc_info_t *info, const void *args, size_t len, v
 }
 
 static int64_t src[4], dst[4 * 64]; /* symmetric: collective buffers */
-static void *heap_block;            /* aos_malloc'd before the calls */
+/* aos_malloc'd before the calls. Atomic: with a progress thread the handler
+ * reads it on that thread, ordered after main's store only through other
+ * PEs (barrier, then their call), which TSan cannot follow. */
+static void *heap_block;
 
 /* Tries every call that needs the whole team; each must be refused at once. */
 static size_t inside(const aos_rpc_info_t *info, const void *args, size_t len, void *reply,
@@ -73,8 +76,9 @@ static size_t inside(const aos_rpc_info_t *info, const void *args, size_t len, v
     CHECK(aos_malloc(64) == NULL);
     CHECK(aos_calloc(4, 16) == NULL);
     CHECK(aos_align(64, 64) == NULL);
-    CHECK(aos_realloc(heap_block, 128) == NULL);
-    aos_free(heap_block); /* refused (a message), the block stays */
+    void *block = __atomic_load_n(&heap_block, __ATOMIC_ACQUIRE); /* pairs with main's */
+    CHECK(aos_realloc(block, 128) == NULL);
+    aos_free(block); /* refused (a message), the block stays */
     CHECK_RC(aos_finalize(), AOS_ERR_INVALID);
     CHECK(aos_initialized() == 1);
     /* Calls that involve only me and the caller still work. */
@@ -91,8 +95,9 @@ int main(void)
     int me = aos_my_pe(), n = aos_n_pes();
     CHECK_OK(aos_rpc_register("bounce", bounce, 0, &id_bounce));
     CHECK_OK(aos_rpc_register("inside", inside, 0, &id_inside));
-    heap_block = aos_malloc(64);
-    CHECK(heap_block != NULL);
+    void *block = aos_malloc(64);
+    CHECK(block != NULL);
+    __atomic_store_n(&heap_block, block, __ATOMIC_RELEASE); /* pairs with inside's */
     CHECK_OK(aos_barrier_all());
 
     /* A short chain within the limit completes. */
@@ -134,7 +139,7 @@ int main(void)
     CHECK_OK(aos_allreduce(aos_team_world(), dst, src, 4, AOS_TYPE_INT64, AOS_OP_SUM));
     for (int i = 0; i < 4; i++)
         CHECK(dst[i] == (int64_t)n * (n - 1) / 2 + (int64_t)n * i);
-    aos_free(heap_block);
+    aos_free(block);
     void *p = aos_malloc(64);
     CHECK(p != NULL);
     aos_free(p);
