@@ -93,7 +93,6 @@ struct aos__rpc_state {
     aos_queue_t *queue;                 /* my RPC queue */
     aos_seg_t *area_seg;
     struct aos__rpc_area *area;         /* my area, mapped */
-    struct aos__bell *thread_bell;      /* my queue's own bell: the progress thread's */
     aos_seg_t **peer_areas;             /* attached lazily; calls_lock */
     aos_queue_t **peer_queues;          /* attached lazily; calls_lock */
     aos_rpc_handler_t fn[AOS_RPC_MAX_HANDLERS];

@@ -85,8 +85,7 @@ int aos__rpc_start(void)
     if (rc != AOS_OK)
         goto fail_area;
     if (R.threaded) {
-        R.thread_bell = aos__queue_own_bell(R.queue);
-        aos__progress_thread_work(R.thread_bell, aos__rpc_serve);
+        aos__progress_thread_work(aos__queue_own_bell(R.queue), aos__rpc_serve);
     } else {
         /* Serve first: the hint's word, once set, makes waiters call it. */
         aos__serve_point.serve = aos__rpc_serve;
