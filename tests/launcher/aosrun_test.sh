@@ -116,6 +116,13 @@ if [ "$HAVE_UCX" = 1 ]; then
     for r in 0 1 2; do
         grep -q "^rank $r of 3 node [12] " "$out/hosts_ranks.out" || fail "hosts_ranks: PE $r: $(cat "$out/hosts_ranks.out")"
     done
+    # Words a shell would split or expand arrive as given (aosrun quotes
+    # them for the remote shell, which has a shell run them as ssh does).
+    run hosts_argv 0 30 "" -- --hosts a:1,b:1 --rsh "$LRSH" "$VICTIM" argv "a b" "it's" '$HOME' '*' ""
+    for r in 0 1; do
+        grep -qxF "argv of $r: [a b] [it's] [\$HOME] [*] []" "$out/hosts_argv.out" ||
+            fail "hosts_argv: PE $r: $(cat "$out/hosts_argv.out")"
+    done
     run hosts_kill 137 30 "host b: PE 2 \(pid [0-9]+\) was killed by signal 9" -- --hosts a:2,b:1 --rsh "$LRSH" "$VICTIM" kill 2
     run hosts_timeout 124 30 "timeout after 1 s" -- --hosts a:1,b:1 --rsh "$LRSH" --timeout 1 "$VICTIM" hang
     unset UCX_TLS UCX_NET_DEVICES UCX_MEM_EVENTS

@@ -9,104 +9,19 @@
 # usage: netns_hosts.sh run AOSRUN K PROG [ARGS...]   PROG at K PEs per host
 #        netns_hosts.sh failures AOSRUN VICTIM        the failure cases
 #
-# Everything this run makes is named after its PID (namespaces, veth ends)
-# and removed on exit, even on failure; a tag in the environment of every
-# process it starts tells them from anyone else's, and none may survive.
+# The namespaces and their clean-up: netns_lib.sh. A tag in the environment
+# of every process the run starts tells them from anyone else's, and none
+# may survive.
 set -u
-SKIP=77
 mode=$1
 AOSRUN=$2
 shift 2
-here=$(cd "$(dirname "$0")" && pwd)
-RSH=$here/netns_rsh.sh
-
-skip() {
-    echo "skipping the two-host tier: $*"
-    exit $SKIP
-}
-[ "$(id -u)" = 0 ] || skip "not root (network namespaces need CAP_SYS_ADMIN)"
-command -v ip >/dev/null 2>&1 || skip "no ip command (iproute2)"
-command -v nsenter >/dev/null 2>&1 || skip "no nsenter (util-linux)"
-
-nsA=aosA$$
-nsB=aosB$$
-vethA=aosva$$
-vethB=aosvb$$
-DEV=aosh0 # both ends carry this name inside their namespace: one UCX_NET_DEVICES
-out=$(mktemp -d "${TMPDIR:-/tmp}/netns-hosts.XXXXXX")
-mkdir "$out/tmp"
-tag="AOSRUN_HOSTS_TEST_TAG=$out"
-started=""
-
-# live processes of this run (zombies have no environment)
-run_procs() {
-    grep -lsxzF "$tag" /proc/[0-9]*/environ | sed 's|^/proc/\([0-9]*\)/environ$|\1|'
-}
-ns_procs() {
-    for ns in $nsA $nsB; do
-        [ -e "/run/netns/$ns" ] && ip netns pids "$ns" 2>/dev/null
-    done
-}
-cleanup() {
-    for pid in $started; do
-        kill -KILL "$pid" 2>/dev/null
-    done
-    for pid in $(run_procs) $(ns_procs); do
-        kill -KILL "$pid" 2>/dev/null
-    done
-    for ns in $nsA $nsB; do
-        [ -e "/run/netns/$ns" ] && ip netns del "$ns"
-    done
-    ip link del "$vethA" 2>/dev/null
-    rm -rf "$out"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-ip netns add "$nsA" 2>"$out/err" || skip "ip netns add failed: $(cat "$out/err")"
-ip netns add "$nsB" 2>"$out/err" || skip "ip netns add failed: $(cat "$out/err")"
-set -e
-ip link add "$vethA" type veth peer name "$vethB"
-ip link set "$vethA" netns "$nsA"
-ip link set "$vethB" netns "$nsB"
-ip -n "$nsA" link set "$vethA" name $DEV
-ip -n "$nsB" link set "$vethB" name $DEV
-ip -n "$nsA" addr add 10.213.7.1/24 dev $DEV
-ip -n "$nsB" addr add 10.213.7.2/24 dev $DEV
-for ns in $nsA $nsB; do
-    ip -n "$ns" link set lo up
-    ip -n "$ns" link set $DEV up
-done
-set +e
-# The carrier comes up a moment after both ends are set up (the kernel
-# reports it asynchronously), and UCX takes only running devices.
-for ns in $nsA $nsB; do
-    tries=0
-    until ip -n "$ns" -o link show $DEV | grep -q "LOWER_UP"; do
-        tries=$((tries + 1))
-        [ $tries -le 200 ] || { echo "FAIL: $DEV in $ns never came up"; exit 1; }
-        sleep 0.05
-    done
-done
-
-export TMPDIR="$out/tmp" UCX_TLS=tcp UCX_NET_DEVICES=$DEV
-# The root aosrun runs on host A; the daemons (on A too) come through RSH.
-in_a() { nsenter --net="/run/netns/$nsA" -- env "$tag" "$@"; }
-
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-check_clean() {
-    sleep 0.2
-    left=$(run_procs)
-    [ -z "$left" ] || fail "$1: processes of the test survive: $left"
-    left=$(ns_procs)
-    [ -z "$left" ] || fail "$1: processes survive in the namespaces: $left"
-}
+. "$(dirname "$0")/netns_lib.sh"
 
 if [ "$mode" = run ]; then
     k=$1
     shift
+    export AOS_TEST_HOST_PES=$k # (tests/common/nodes.h)
     in_a "$AOSRUN" --hosts "$nsA:$k,$nsB:$k" --rsh "$RSH" --timeout 200 "$@"
     got=$?
     [ $got = 0 ] || fail "$*: aosrun exited with status $got"
@@ -172,11 +87,13 @@ finish() {
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     report "$@" "$got" "$ms"
 }
-# The daemon serving host B: our tag, --daemon, in B's namespace.
+# The daemon serving host B: aosrun --daemon with our tag, in B's namespace
+# (not the remote shell that started it, which has --daemon in its words).
 daemon_b() {
     b="net:[$(stat -L -c %i "/run/netns/$nsB")]"
     for pid in $(run_procs); do
-        if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- ' --daemon ' &&
+        if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = aosrun ] &&
+           tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- ' --daemon ' &&
            [ "$(readlink "/proc/$pid/ns/net")" = "$b" ]; then
             echo "$pid"
             return
@@ -188,6 +105,12 @@ daemon_b() {
 run ranks 0 60 "" -- --hosts "$hosts" --rsh "$RSH" "$VICTIM" ranks
 for r in 0 1 2 3; do
     grep -q "^rank $r of 4 node 2 " "$out/ranks.out" || fail "ranks: no line for PE $r: $(cat "$out/ranks.out")"
+done
+# Words a shell would split or expand reach the other host as given.
+run argv 0 60 "" -- --hosts "$hosts" --rsh "$RSH" "$VICTIM" argv "a b" "it's" '$HOME' '*' ""
+for r in 0 1 2 3; do
+    grep -qxF "argv of $r: [a b] [it's] [\$HOME] [*] []" "$out/argv.out" ||
+        fail "argv: PE $r: $(cat "$out/argv.out")"
 done
 # A PE killed on the other host: named with its host; the job ends.
 run kill_b 137 10 "host $nsB: PE 3 \(pid [0-9]+\) was killed by signal 9" -- --hosts "$hosts" --rsh "$RSH" "$VICTIM" kill 3
@@ -213,7 +136,8 @@ if start_hang daemon_killed; then
     else
         kill -KILL "$d"
     fi
-    finish daemon_killed 1 10 "host $nsB: daemon \(pid $d\) was killed by signal 9"
+    # (signal 9, or 128 + 9 from a remote shell that reports it as a status)
+    finish daemon_killed 1 10 "host $nsB: daemon \(pid $d\) (was killed by signal 9|exited with status 137)"
 fi
 [ $fails = 0 ] && echo "all two-host failure cases passed"
 exit $fails

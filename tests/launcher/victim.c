@@ -73,6 +73,13 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "hang") == 0)
         aos_wait_until_u64(&never, AOS_CMP_EQ, 1);
+    if (strcmp(mode, "argv") == 0) {
+        /* the words as the PE got them, brackets around each */
+        printf("argv of %d:", me);
+        for (int i = 2; i < argc; i++)
+            printf(" [%s]", argv[i]);
+        printf("\n");
+    }
     if (strcmp(mode, "ranks") == 0) {
         int node = 0, cluster = 0;
         aos_node_pes(NULL, 0, &node);

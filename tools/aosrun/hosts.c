@@ -169,7 +169,40 @@ static void send_start(const struct job *j, struct host *h, int index)
     free(rest);
 }
 
-/* Child: RSH host /path/aosrun --daemon --bind MODE -- prog args, in a
+/* A word as a POSIX shell reads it back unchanged: a remote shell (ssh)
+ * joins its arguments with blanks and hands the line to the user's shell
+ * on the host. Words of only safe characters stay as they are. Called in
+ * the child before exec: the copy is never freed. */
+static const char *shell_word(const char *w)
+{
+    static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "0123456789_-+=./:,@%";
+    if (*w != '\0' && strspn(w, safe) == strlen(w))
+        return w;
+    size_t quotes = 0;
+    for (const char *c = w; *c != '\0'; c++)
+        quotes += *c == '\'';
+    /* 'it'\''s': each ' closes the quote, adds an escaped one, reopens */
+    char *q = malloc(strlen(w) + 3 * quotes + 3);
+    if (q == NULL)
+        _exit(127);
+    char *o = q;
+    *o++ = '\'';
+    for (const char *c = w; *c != '\0'; c++) {
+        if (*c == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *c;
+        }
+    }
+    *o++ = '\'';
+    *o = '\0';
+    return q;
+}
+
+/* Child: RSH host /path/aosrun --daemon --bind MODE -- prog args (the
+ * path and the program's words quoted for the host's shell), in a
  * process group of its own (a Ctrl-C on the terminal is the root's to
  * pass on), with the channel as stdin and stdout. */
 static void exec_rsh(struct job *j, int index, int sock)
@@ -192,13 +225,13 @@ static void exec_rsh(struct job *j, int index, int sock)
     for (int i = 0; i < r->nrsh; i++)
         av[k++] = r->rsh[i];
     av[k++] = h->name;
-    av[k++] = self;
+    av[k++] = shell_word(self);
     av[k++] = "--daemon";
     av[k++] = "--bind";
     av[k++] = bind_names[j->o->bind];
     av[k++] = "--";
     for (int i = 0; i < argc; i++)
-        av[k++] = j->o->argv[i];
+        av[k++] = shell_word(j->o->argv[i]);
     av[k] = NULL;
     if (dup2(sock, STDIN_FILENO) < 0 || dup2(sock, STDOUT_FILENO) < 0)
         _exit(127);
