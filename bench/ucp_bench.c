@@ -10,10 +10,15 @@
  *   put_bw / put_rate   puts, one flush at the end
  *   barrier    an active-message exchange with the peer
  *   fetch_add, cas      atomics with a reply; post_add_rate  posted adds
- * Prints CSV like aos-bench. usage: ucp-bench [quick] */
+ * Prints CSV like aos-bench. usage: ucp-bench [quick]
+ * Across hosts, UCP_BENCH_TCP=listen:ADDR:PORT on one and
+ * connect:ADDR:PORT on the other replace the fork and the socketpair with
+ * a TCP connection (the first reports). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <ucp/api/ucp.h>
@@ -210,18 +215,72 @@ static void connect_peer(int sock, ucp_mem_h mem)
     free(peer_addr);
 }
 
+/* UCP_BENCH_TCP=listen:ADDR:PORT (rank 0) or connect:ADDR:PORT (rank 1):
+ * the connection to the peer; -1 and a message when the value is wrong. */
+static int tcp_peer(const char *spec)
+{
+    char mode[16], host[64];
+    unsigned port;
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    if (sscanf(spec, "%15[a-z]:%63[0-9.]:%u", mode, host, &port) != 3 || port > 65535 ||
+        inet_pton(AF_INET, host, &sa.sin_addr) != 1 ||
+        (strcmp(mode, "listen") != 0 && strcmp(mode, "connect") != 0)) {
+        fprintf(stderr, "ucp-bench: UCP_BENCH_TCP=%s: expected listen|connect:IPV4:PORT\n", spec);
+        return -1;
+    }
+    sa.sin_port = htons((uint16_t)port);
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0)
+        return -1;
+    if (strcmp(mode, "listen") == 0) {
+        me = 0;
+        int one = 1, c;
+        (void)setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(s, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(s, 1) != 0 ||
+            (c = accept(s, NULL, NULL)) < 0) {
+            perror("ucp-bench: listen");
+            close(s);
+            return -1;
+        }
+        close(s);
+        return c;
+    }
+    me = 1;
+    /* the listener may not be up yet: a few seconds of retries */
+    for (int tries = 0; connect(s, (struct sockaddr *)&sa, sizeof sa) != 0; tries++) {
+        if (tries == 100) {
+            perror("ucp-bench: connect");
+            close(s);
+            return -1;
+        }
+        close(s);
+        usleep(50 * 1000);
+        if ((s = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+            return -1;
+    }
+    return s;
+}
+
 int main(int argc, char **argv)
 {
     double scale = argc > 1 && strcmp(argv[1], "quick") == 0 ? 0.05 : 1.0;
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-        return 1;
-    pid_t child = fork();
-    if (child < 0)
-        return 1;
-    me = child == 0 ? 1 : 0;
-    int sock = sv[me];
-    close(sv[1 - me]);
+    pid_t child = -1;
+    int sock;
+    const char *tcp = getenv("UCP_BENCH_TCP");
+    if (tcp != NULL) {
+        if ((sock = tcp_peer(tcp)) < 0)
+            return 1;
+    } else {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+            return 1;
+        child = fork();
+        if (child < 0)
+            return 1;
+        me = child == 0 ? 1 : 0;
+        sock = sv[me];
+        close(sv[1 - me]);
+    }
 
     ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES,
                            .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_AM};
@@ -268,7 +327,7 @@ int main(int argc, char **argv)
     ucp_cleanup(ctx);
     free(src);
     free(win);
-    if (me == 0)
+    if (child > 0)
         waitpid(child, NULL, 0);
     return 0;
 }

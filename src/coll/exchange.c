@@ -37,11 +37,13 @@ static int all_arrived(const void *ctx)
 }
 
 /* My node's entries [parity] in my slot, runs of consecutive ranks each in
- * one put, into the same place of the leader of node nd. */
+ * one put, into the same place of the leader of node nd; the last run goes
+ * with the signal, in one message on a network. */
 static int put_node_entries(aos_team_t *team, int nd, int parity, size_t len, uint64_t v)
 {
     uint64_t slot_off = aos__slot_off(team->slot);
     int to = team->leader[nd], pe = team->pes[to];
+    const struct aos__transport *tp = aos__tp(pe);
     for (int i = 0; i < team->nmine;) {
         int j = i + 1;
         while (j < team->nmine && team->mine[j] == team->mine[j - 1] + 1)
@@ -50,10 +52,13 @@ static int put_node_entries(aos_team_t *team, int nd, int parity, size_t len, ui
          * (the seq words between go along; nobody waits on them there). */
         size_t lo = entry_off(parity, team->mine[i]);
         size_t hi = entry_off(parity, team->mine[j - 1]) + len;
+        const char *from = aos__rt.my_base + slot_off + lo;
+        aos__coll_count_net();
+        if (j == team->nmine && hi - lo <= AOS__PUT_SIGNAL_MAX)
+            return tp->put_signal(pe, slot_off + lo, from, len != 0 ? hi - lo : 0,
+                                  slot_off + AOS__SLOT_HELP(team->me), v);
         if (len != 0) {
-            aos__coll_count_net();
-            int rc = aos__tp(pe)->put(pe, slot_off + lo, aos__rt.my_base + slot_off + lo,
-                                      hi - lo, NULL);
+            int rc = tp->put(pe, slot_off + lo, from, hi - lo, NULL);
             if (rc != AOS_OK)
                 return rc;
         }

@@ -59,6 +59,13 @@ static int none_signal_store(int pe, uint64_t off, uint64_t value)
     return AOS_ERR_UNSUPPORTED;
 }
 
+static int none_put_signal(int pe, uint64_t off, const void *src, size_t len, uint64_t sig_off,
+                           uint64_t value)
+{
+    (void)pe, (void)off, (void)src, (void)len, (void)sig_off, (void)value;
+    return AOS_ERR_UNSUPPORTED;
+}
+
 static int none_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
                     uint64_t compare, void *result, aos_event_t *ev)
 {
@@ -111,6 +118,7 @@ const struct aos__transport aos__transport_net = {
     .put_block = none_put_block,
     .get_block = none_get_block,
     .signal_store = none_signal_store,
+    .put_signal = none_put_signal,
     .amo = none_amo,
     .progress = none_progress,
     .fence = none_fence,

@@ -43,6 +43,9 @@
 
 struct aos__runtime;
 
+/* The most bytes one put_signal carries (the largest exchange entry run). */
+#define AOS__PUT_SIGNAL_MAX 65536
+
 struct aos__transport {
     const char *name;
     /* shm: creates this PE's arena and maps those of the PEs of its node.
@@ -62,6 +65,12 @@ struct aos__transport {
     /* Stores a 64-bit word with release ordering (earlier operations to pe are
      * visible first) and wakes pe's waiters. off is 8-byte aligned. */
     int (*signal_store)(int pe, uint64_t off, uint64_t value);
+    /* A put of len (at most AOS__PUT_SIGNAL_MAX) bytes to [off, off + len)
+     * and then signal_store(sig_off, value), the data visible before the
+     * word: on a network, one message instead of a put, a flush and a
+     * signal. Returns once src may be reused. */
+    int (*put_signal)(int pe, uint64_t off, const void *src, size_t len, uint64_t sig_off,
+                      uint64_t value);
     /* Atomic op on a width-byte (4 or 8) word at off, aligned and checked.
      * When result != NULL the previous value (width bytes) is written there:
      * before return with ev == NULL, else by the time ev completes. */

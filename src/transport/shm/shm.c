@@ -184,6 +184,13 @@ static int shm_signal_store(int pe, uint64_t off, uint64_t value)
     return AOS_OK;
 }
 
+static int shm_put_signal(int pe, uint64_t off, const void *src, size_t len, uint64_t sig_off,
+                          uint64_t value)
+{
+    aos__copy(peer_addr(pe, off), src, len);
+    return shm_signal_store(pe, sig_off, value); /* its exchange publishes the copy */
+}
+
 /* Every copy is already done when a put returns; what fence and quiet add
  * is a full barrier (earlier stores before later accesses) and the deferred
  * wakes. flush_wakes issues the barrier itself when it has work. */
@@ -397,6 +404,7 @@ const struct aos__transport aos__transport_shm = {
     .put_block = shm_put_block,
     .get_block = shm_get_block,
     .signal_store = shm_signal_store,
+    .put_signal = shm_put_signal,
     .amo = shm_amo,
     .progress = flush_wakes,
     .fence = shm_fence,

@@ -2,6 +2,8 @@
  * (sender, kind, two words) and a payload. Kinds:
  *  WAKE   [a, b) of my arena was written: ring my bell for that range;
  *  SIGNAL store b into the word at a (a seq_cst exchange, as shm does), ring;
+ *  PUT_SIGNAL  the payload is an offset and data: copy the data there,
+ *         then as SIGNAL;
  *  CORE   hand the payload to the core's handler a (core/am.h).
  * Messages are sent eagerly (payloads are small), so the data is in hand
  * when the handler runs, on whichever thread drives my worker. A core
@@ -66,6 +68,37 @@ static void flag_pending(void)
         aos__store_relaxed(&U.pending, 1);
 }
 
+/* The word at off of my arena, 8-byte aligned: store v as SIGNAL does. */
+static void store_signal(uint64_t off, uint64_t v)
+{
+    /* seq_cst exchange: the waiter's acquire load of the word sees what the
+     * sender put before (flushed before this message, or copied just now
+     * from it), and as a full barrier it orders the sleeper check after it. */
+    (void)aos__exchange_seq_cst((uint64_t *)(void *)(aos__rt.my_base + off), v);
+    aos__fence_after_rmw();
+}
+
+static int word_ok(uint64_t off)
+{
+    return off % 8 == 0 && off <= aos__rt.arena_size - 8;
+}
+
+/* PUT_SIGNAL: [u64 offset][data] for my arena, then the signal (a, b). */
+static void put_signal(const struct am_header *h, const char *data, size_t len)
+{
+    uint64_t at;
+    if (len < sizeof at || !word_ok(h->a))
+        return;
+    memcpy(&at, data, sizeof at);
+    size_t n = len - sizeof at;
+    if (at > aos__rt.arena_size || n > aos__rt.arena_size - at)
+        return;
+    memcpy(aos__rt.my_base + at, data + sizeof at, n);
+    store_signal(h->a, h->b);
+    uint64_t lo = at < h->a ? at : h->a, hi = at + n > h->a + 8 ? at + n : h->a + 8;
+    aos__bell_ring(my_bell(), lo, hi, 1);
+}
+
 static ucs_status_t on_message(void *arg, const void *header, size_t header_len, void *data,
                                size_t len, const ucp_am_recv_param_t *param)
 {
@@ -82,15 +115,12 @@ static ucs_status_t on_message(void *arg, const void *header, size_t header_len,
             ring(h.a, h.b);
         break;
     case AOS__UCX_SIGNAL:
-        if (h.a % 8 == 0 && h.a <= aos__rt.arena_size - 8) {
-            /* seq_cst exchange: the waiter's acquire load of the word sees
-             * what the sender put before (flushed before this message), and
-             * as a full barrier it orders the sleeper check after it. */
-            (void)aos__exchange_seq_cst((uint64_t *)(void *)(aos__rt.my_base + h.a), h.b);
-            aos__fence_after_rmw();
+        if (word_ok(h.a)) {
+            store_signal(h.a, h.b);
             aos__bell_ring(my_bell(), h.a, h.a + 8, 1);
         }
         break;
+    case AOS__UCX_PUT_SIGNAL: put_signal(&h, data, len); break;
     case AOS__UCX_CORE:
         in_handler++;
         aos__am_dispatch((int)h.src, (unsigned)h.a, data, len);
@@ -124,6 +154,23 @@ int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, cons
      * may reuse payload when this returns. Eager sends of a few words
      * complete at once. */
     return aos__ucx_wait(ucp_am_send_nbx(U.peers[pe].ep, AM_ID, &h, sizeof h, payload, len, &p),
+                         "sending a message", pe);
+}
+
+int aos__ucx_am_put_signal(int pe, uint64_t off, const void *src, size_t len, uint64_t sig_off,
+                           uint64_t value)
+{
+    struct am_header h = {
+        .src = (uint32_t)aos__rt.me, .kind = AOS__UCX_PUT_SIGNAL, .a = sig_off, .b = value};
+    /* The payload in two pieces (the offset, the caller's data): no copy. */
+    ucp_dt_iov_t iov[2] = {{.buffer = &off, .length = sizeof off},
+                           {.buffer = (void *)(uintptr_t)src, .length = len}};
+    ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_DATATYPE,
+                             .flags = UCP_AM_SEND_FLAG_EAGER,
+                             .datatype = ucp_dt_make_iov()};
+    /* Waiting for local completion, as aos__ucx_am does: h, iov and off
+     * live on this stack, and the caller may reuse src on return. */
+    return aos__ucx_wait(ucp_am_send_nbx(U.peers[pe].ep, AM_ID, &h, sizeof h, iov, 2, &p),
                          "sending a message", pe);
 }
 

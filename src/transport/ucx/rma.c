@@ -164,6 +164,17 @@ int aos__ucx_signal_store(int pe, uint64_t off, uint64_t value)
     return rc != AOS_OK ? rc : aos__ucx_am(pe, AOS__UCX_SIGNAL, off, value, NULL, 0);
 }
 
+/* The data travels in the signal's message (am.c), whose handler copies it
+ * into place before storing the word. */
+int aos__ucx_put_signal(int pe, uint64_t off, const void *src, size_t len, uint64_t sig_off,
+                        uint64_t value)
+{
+    if (len > AOS__PUT_SIGNAL_MAX)
+        return AOS_ERR_SIZE;
+    int rc = aos__ucx_order_after_puts(pe);
+    return rc != AOS_OK ? rc : aos__ucx_am_put_signal(pe, off, src, len, sig_off, value);
+}
+
 /* ---- atomics -------------------------------------------------------------- */
 
 /* An atomic in flight with an event: UCP reads its operand and writes its

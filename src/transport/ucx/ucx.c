@@ -282,6 +282,7 @@ const struct aos__transport aos__transport_net = {
     .put_block = aos__ucx_put_block,
     .get_block = aos__ucx_get_block,
     .signal_store = aos__ucx_signal_store,
+    .put_signal = aos__ucx_put_signal,
     .amo = aos__ucx_amo,
     .progress = ucx_progress,
     .fence = aos__ucx_fence,

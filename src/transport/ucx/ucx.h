@@ -82,6 +82,11 @@ int aos__ucx_put_block(int pe, uint64_t off, const void *src, const aos_block_t 
                        aos_event_t *ev);
 int aos__ucx_get_block(void *dst, int pe, uint64_t off, const aos_block_t *b, aos_event_t *ev);
 int aos__ucx_signal_store(int pe, uint64_t off, uint64_t value);
+int aos__ucx_put_signal(int pe, uint64_t off, const void *src, size_t len, uint64_t sig_off,
+                        uint64_t value);
+/* The PUT_SIGNAL message: len bytes of src for [off, off + len) at pe. */
+int aos__ucx_am_put_signal(int pe, uint64_t off, const void *src, size_t len, uint64_t sig_off,
+                           uint64_t value);
 int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
                  uint64_t compare, void *result, aos_event_t *ev);
 int aos__ucx_fence(int pe);
@@ -98,7 +103,7 @@ int aos__ucx_remote(int pe, uint64_t off, size_t *len, ucp_rkey_h *rkey, uint64_
 /* am.c */
 int aos__ucx_am_start(void);
 /* Sends one message to pe: a kind with two words, and a payload. */
-enum aos__ucx_am_kind { AOS__UCX_WAKE, AOS__UCX_SIGNAL, AOS__UCX_CORE };
+enum aos__ucx_am_kind { AOS__UCX_WAKE, AOS__UCX_SIGNAL, AOS__UCX_PUT_SIGNAL, AOS__UCX_CORE };
 int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, const void *payload,
                 size_t len);
 /* The table's am_send: a core message to pe, after my earlier puts to it.
