@@ -239,10 +239,37 @@ static void plan_for(aos_team_t *t, size_t nbytes, int root)
         build_tree(t, root);
 }
 
-static int signal_children(const aos_team_t *t, uint64_t value)
+/* A broadcast this small pushes the data to children on other nodes with
+ * its announcement (put_signal, one message) once a child has entered it:
+ * before, the child's dest may still be in use. Larger ones announce each
+ * chunk and the child gets it; then the parent waits for its ack before
+ * its buffer may change. */
+static int pushed(size_t nbytes)
+{
+    return nbytes <= AOS__PUT_SIGNAL_MAX;
+}
+
+/* Announces chunks up to `value` to my children; with `data` (all of it is
+ * in, and the broadcast is small), pushes it to those on other nodes. */
+static int signal_children(const aos_team_t *t, uint64_t value, const char *data,
+                           uint64_t dest_off, size_t nbytes, uint64_t base)
 {
     for (int i = 0; i < t->tree.nchildren; i++) {
-        int rc = aos__team_signal(t, t->tree.children[i], AOS__SLOT_DOWN(t->me), value);
+        int c = t->tree.children[i], rc;
+        if (pushed(nbytes) && t->node[c] != t->node[t->me]) {
+            if (data == NULL)
+                continue;
+            rc = aos__team_wait(t, AOS__SLOT_ENTER(c), base + 1);
+            if (rc == AOS_OK) {
+                int pe = t->pes[c];
+                aos__coll_count_net();
+                rc = aos__tp(pe)->put_signal(pe, dest_off, data, nbytes,
+                                             aos__slot_off(t->slot) + AOS__SLOT_DOWN(t->me),
+                                             value);
+            }
+        } else {
+            rc = aos__team_signal(t, c, AOS__SLOT_DOWN(t->me), value);
+        }
         if (rc != AOS_OK)
             return rc;
     }
@@ -309,8 +336,18 @@ static int receive(aos_team_t *t, char *dest, uint64_t from_off, uint64_t dest_o
     int helped = help && tr->nchildren == 0 ? tr->parent_leaves : 0;
     const uint64_t *word = (const uint64_t *)(void *)(aos__rt.my_base + aos__slot_off(t->slot) +
                                                       AOS__SLOT_DOWN(tr->parent));
-    /* A parent on another node: its chunks come by gets. */
+    /* A parent on another node: its chunks come by gets, or pushed. */
     int far = t->node[tr->parent] != t->node[t->me];
+    if (far && pushed(nbytes)) {
+        int rc = aos__team_signal(t, tr->parent, AOS__SLOT_ENTER(t->me), base + 1);
+        if (rc == AOS_OK) /* the data is in dest with the announcement */
+            rc = aos__team_wait(t, AOS__SLOT_DOWN(tr->parent), base + nchunks);
+        if (rc == AOS_OK)
+            rc = signal_children(t, base + nchunks, dest, dest_off, nbytes, base);
+        if (rc == AOS_OK && help && tr->nleaves > 0)
+            rc = push_shares(t, dest, dest_off, nbytes, chunk, base, 0, nchunks);
+        return rc; /* (and no ack: my parent does not wait for one) */
+    }
     const char *from = far ? NULL : aos__team_peer(t, tr->parent, from_off);
     uint64_t done = base; /* chunks below done - base are copied */
     while (done < base + nchunks) {
@@ -335,7 +372,8 @@ static int receive(aos_team_t *t, char *dest, uint64_t from_off, uint64_t dest_o
             aos__copy(dest + lo, from + lo, end - lo);
         }
         if (rc == AOS_OK)
-            rc = signal_children(t, ready);
+            rc = signal_children(t, ready, ready == base + nchunks ? dest : NULL, dest_off,
+                                 nbytes, base);
         if (rc == AOS_OK && help && tr->nleaves > 0)
             rc = push_shares(t, dest, dest_off, nbytes, chunk, base, done - base, ready - base);
         if (rc != AOS_OK)
@@ -377,7 +415,7 @@ int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbyte
     team->seq += nchunks;
     int help = team->plan.help;
     if (team->me == root) {
-        rc = signal_children(team, base + nchunks);
+        rc = signal_children(team, base + nchunks, source, dest_off, nbytes, base);
         if (rc == AOS_OK && help && team->tree.nleaves > 0)
             rc = push_shares(team, source, dest_off, nbytes, chunk, base, 0, nchunks);
         if (rc == AOS_OK && dest != source)
@@ -390,7 +428,10 @@ int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbyte
         if (rc == AOS_OK)
             rc = receive(team, dest, from, dest_off, nbytes, chunk, base, nchunks, help);
     }
-    for (int i = 0; rc == AOS_OK && i < team->tree.nchildren; i++)
-        rc = aos__team_wait(team, AOS__SLOT_ACK(team->tree.children[i]), base + nchunks);
+    for (int i = 0; rc == AOS_OK && i < team->tree.nchildren; i++) {
+        int c = team->tree.children[i];
+        if (!pushed(nbytes) || team->node[c] == team->node[team->me]) /* pushed: no ack */
+            rc = aos__team_wait(team, AOS__SLOT_ACK(c), base + nchunks);
+    }
     return rc;
 }
