@@ -66,16 +66,7 @@ start_hang() {
         "$AOSRUN" --hosts "$hosts" --rsh "$RSH" "$VICTIM" hang >"$out/$1.out" 2>"$out/$1.err" &
     job=$!
     started="$started $job"
-    i=0
-    while [ $i -lt 300 ]; do
-        n=0
-        for pid in $(run_procs); do
-            case $(cat "/proc/$pid/comm" 2>/dev/null) in launcher_victi*) n=$((n + 1)) ;; esac
-        done
-        [ $n -ge 4 ] && { sleep 1; return 0; } # (and in aos_init's exchange or past it)
-        sleep 0.1
-        i=$((i + 1))
-    done
+    wait_pes 4 && return 0
     fail "$1: the PEs did not start"
     return 1
 }

@@ -112,6 +112,23 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # cannot be mounted twice in one mount namespace.)
 in_a() { nsenter --net="/run/netns/$nsA" -- env "$tag" "$@"; }
 
+# wait_pes N: until N processes of this run named launcher_victim (the
+# test PEs of the failure cases) are alive, then a second more for them to
+# be in aos_init's exchange or past it; 1 after 30 s without.
+wait_pes() {
+    i=0
+    while [ $i -lt 300 ]; do
+        n=0
+        for pid in $(run_procs); do
+            case $(cat "/proc/$pid/comm" 2>/dev/null) in launcher_victi*) n=$((n + 1)) ;; esac
+        done
+        [ $n -ge "$1" ] && { sleep 1; return 0; }
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
 # check_clean WHAT: after a job, nothing it started may be left (the
 # caller's daemons in $started and their children excepted). A moment's
 # grace: a job's last processes may still be on their way out when its

@@ -180,18 +180,7 @@ failures)
     in_a srun -N 2 -n 4 --overcommit --mpi=pmix --job-name=hang --time=5 "$VICTIM" hang \
         >"$out/hang.out" 2>&1 &
     srun_pid=$!
-    i=0
-    while [ $i -lt 300 ]; do
-        n=0
-        for pid in $(run_procs); do
-            case $(cat "/proc/$pid/comm" 2>/dev/null) in launcher_victi*) n=$((n + 1)) ;; esac
-        done
-        [ $n -ge 4 ] && break
-        sleep 0.1
-        i=$((i + 1))
-    done
-    [ $n -ge 4 ] || fail "scancel: the PEs did not start"
-    sleep 1 # (and are in aos_init's exchange or past it)
+    wait_pes 4 || fail "scancel: the PEs did not start"
     in_a scancel --name=hang
     start=$(date +%s%N)
     wait $srun_pid
