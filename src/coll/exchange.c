@@ -53,11 +53,13 @@ static int put_node_entries(aos_team_t *team, int nd, int parity, size_t len, ui
         size_t lo = entry_off(parity, team->mine[i]);
         size_t hi = entry_off(parity, team->mine[j - 1]) + len;
         const char *from = aos__rt.my_base + slot_off + lo;
-        aos__coll_count_net();
-        if (j == team->nmine && hi - lo <= AOS__PUT_SIGNAL_MAX)
+        if (j == team->nmine && hi - lo <= AOS__PUT_SIGNAL_MAX) {
+            aos__coll_count_net();
             return tp->put_signal(pe, slot_off + lo, from, len != 0 ? hi - lo : 0,
                                   slot_off + AOS__SLOT_HELP(team->me), v);
+        }
         if (len != 0) {
+            aos__coll_count_net();
             int rc = tp->put(pe, slot_off + lo, from, hi - lo, NULL);
             if (rc != AOS_OK)
                 return rc;
