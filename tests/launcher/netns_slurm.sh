@@ -84,7 +84,9 @@ i=0
 until [ "$(in_a sinfo -h -N -o '%t' 2>/dev/null | grep -c '^idle')" = 2 ]; do
     i=$((i + 1))
     for pid in $started; do
-        kill -0 "$pid" 2>/dev/null && continue
+        # (a dead daemon's shell is our zombie until waited for)
+        state=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)
+        [ -n "$state" ] && [ "$state" != Z ] && continue
         show_logs
         skip "a Slurm daemon exited at start-up (logs above)"
     done
