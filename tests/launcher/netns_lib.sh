@@ -129,6 +129,26 @@ wait_pes() {
     return 1
 }
 
+# judge NAME WANT MAX PATTERN GOT MS FILE: the checks of a job that ended
+# with status GOT after MS ms. WANT: the status expected, a number or
+# "nonzero"; MAX: a hang guard in seconds, not a speed test (it stretches by
+# AOS_TEST_SLACK, default 3, for machines busy with other jobs); PATTERN: an
+# extended regex FILE must match ("" for none). Then check_clean.
+judge() {
+    name=$1 want=$2 max=$3 pattern=$4 got=$5 ms=$6 file=$7
+    case $want in
+    nonzero) [ "$got" != 0 ] || fail "$name: exit status 0, expected a failure" ;;
+    *) [ "$got" = "$want" ] || fail "$name: exit status $got, expected $want" ;;
+    esac
+    [ "$ms" -le $((max * 1000 * ${AOS_TEST_SLACK:-3})) ] ||
+        fail "$name: took ${ms} ms, limit ${max} s x ${AOS_TEST_SLACK:-3}"
+    if [ -n "$pattern" ] && ! grep -Eq -e "$pattern" "$file"; then
+        fail "$name: $(basename "$file") lacks /$pattern/:"
+        sed 's/^/    /' "$file"
+    fi
+    check_clean "$name"
+}
+
 # check_clean WHAT: after a job, nothing it started may be left (the
 # caller's daemons in $started and their children excepted). A moment's
 # grace: a job's last processes may still be on their way out when its

@@ -124,10 +124,8 @@ stop_daemons() {
     done
 }
 
-# job NAME WANT MAX PATTERN K PROG [ARGS...]: srun at K PEs per host.
-# WANT: the exit status expected of srun, a number or "nonzero"; MAX: a hang
-# guard in seconds, stretched by AOS_TEST_SLACK (default 3); PATTERN: an
-# extended regex srun's output must match ("" for none).
+# job NAME WANT MAX PATTERN K PROG [ARGS...]: srun at K PEs per host, then
+# judge (netns_lib.sh) on srun's output.
 job() {
     name=$1 want=$2 max=$3 pattern=$4 k=$5
     shift 5
@@ -136,16 +134,7 @@ job() {
         --time=5 --job-name="$name" "$@" >"$out/$name.out" 2>&1
     got=$?
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
-    case $want in
-    nonzero) [ "$got" != 0 ] || fail "$name: srun exited 0, expected a failure" ;;
-    *) [ "$got" = "$want" ] || fail "$name: srun exited $got, expected $want" ;;
-    esac
-    [ "$ms" -le $((max * 1000 * ${AOS_TEST_SLACK:-3})) ] ||
-        fail "$name: took ${ms} ms, limit ${max} s x ${AOS_TEST_SLACK:-3}"
-    if [ -n "$pattern" ] && ! grep -Eq -e "$pattern" "$out/$name.out"; then
-        fail "$name: the output lacks /$pattern/"
-    fi
-    check_clean "$name"
+    judge "$name" "$want" "$max" "$pattern" "$got" "$ms" "$out/$name.out"
     if [ $fails = 0 ]; then
         echo "ok $name: srun -N 2 -n $((2 * k)) $*: status $got in ${ms} ms"
     else
@@ -188,9 +177,7 @@ failures)
     wait $srun_pid
     got=$?
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
-    [ "$got" != 0 ] || fail "scancel: srun exited 0"
-    [ "$ms" -le $((20000 * ${AOS_TEST_SLACK:-3})) ] || fail "scancel: took ${ms} ms"
-    check_clean scancel
+    judge scancel nonzero 20 "" "$got" "$ms" "$out/hang.out"
     [ $fails = 0 ] && echo "ok scancel: status $got in ${ms} ms"
     ;;
 *)
