@@ -214,6 +214,12 @@ static void serve_one(const struct aos__rpc_request *q)
     if (aos__rpc_peer_area((int)q->caller, &a) != AOS_OK)
         return; /* the caller's area is gone: it has finalized */
     struct aos__rpc_record *r = &a->rec[q->record];
+    /* Acquire: pairs with the release store of done that ended this record's
+     * previous call, which another thread of this PE may have served. The
+     * real order runs through the caller's process (it saw that done before
+     * reusing the record and enqueuing this request), where a race detector
+     * cannot follow it; this load states the same order inside the process. */
+    (void)aos__load_acquire(&r->done);
     uint32_t len = 0;
     r->status = aos__rpc_run_request(q, r->args, r->reply, &len);
     r->reply_len = len;
