@@ -35,6 +35,10 @@ struct aos__boot {
     int (*barrier)(struct aos__runtime *rt);
     /* Asks the launcher to stop every PE, the job ending with `status`. */
     void (*global_exit)(struct aos__runtime *rt, int status);
+    /* 1: the launcher itself stops the job when a PE ends without
+     * aos_finalize (aosrun); 0: it may not (srun without --kill-on-bad-exit),
+     * so a PE that loses a peer ends the job (core/peer_loss.c). */
+    int stops_on_loss;
     /* Ends the bootstrap: finalized 1 after aos_finalize (the launcher learns
      * this PE's exit is not a failure), 0 after a failed aos_init. */
     void (*stop)(struct aos__runtime *rt, int finalized);

@@ -239,6 +239,11 @@ int aos_finalize(void)
         return AOS_ERR_INVALID;
     /* Everyone is done with everyone's memory before anything is unmapped. */
     int rc = aos_quiet();
+    /* Release: set before my arrival at the barrier below leaves, which a
+     * peer needs before it can finish and close its connections; pairs with
+     * the acquire in aos__peer_lost, which then takes the close for a
+     * goodbye. */
+    aos__store_release(&rt->leaving, 1);
     int brc = aos_barrier_all();
     if (rc == AOS_OK)
         rc = brc;
@@ -263,6 +268,7 @@ int aos_finalize(void)
     aos__bootstrap_stop(rt, 1);
     rt->me = rt->npes = -1;
     rt->finalizing = 0;
+    aos__store_relaxed(&rt->leaving, 0); /* no progress runs now to read it */
     return rc;
 }
 

@@ -44,6 +44,7 @@ struct aos__runtime {
     int initialized;
     int finalized_launched; /* finalized after a launch: no second aos_init */
     int finalizing;  /* past aos_finalize's barrier: peers are going away */
+    int leaving;     /* in aos_finalize: a peer's closed connection is no loss */
     int me;
     int npes;
     struct aos__config cfg;

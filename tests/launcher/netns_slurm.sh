@@ -167,6 +167,10 @@ failures)
     job kill_plain nonzero 20 "" 2 "$VICTIM" kill 3
     job exit_plain nonzero 20 "" 2 "$VICTIM" exit 2 5
     job exit_b nonzero 20 "task 2: Exited with exit code 5" 2 --kill-on-bad-exit=1 "$VICTIM" exit 2 5
+    # One PE per host: no send fails on the survivor, which waits in a
+    # barrier; its lost connection ends the job (core/peer_loss.c).
+    job kill_1x nonzero 20 "PE 0: lost PE 1 before it finalized" 1 "$VICTIM" kill 1
+    job exit_1x nonzero 20 "PE 0: lost PE 1 before it finalized" 1 "$VICTIM" exit 1 5
     # scancel of a hung job ends it on both hosts.
     in_a srun -N 2 -n 4 --overcommit --mpi=pmix --job-name=hang --time=5 "$VICTIM" hang \
         >"$out/hang.out" 2>&1 &

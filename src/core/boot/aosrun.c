@@ -287,5 +287,6 @@ const struct aos__boot aos__boot_aosrun = {
     .allgather = aosrun_allgather,
     .barrier = aosrun_barrier,
     .global_exit = aosrun_global_exit,
+    .stops_on_loss = 1,
     .stop = aosrun_stop,
 };

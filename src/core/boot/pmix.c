@@ -444,5 +444,6 @@ const struct aos__boot aos__boot_pmix = {
     .allgather = pmix_allgather,
     .barrier = pmix_barrier,
     .global_exit = pmix_global_exit,
+    .stops_on_loss = 0, /* Slurm keeps a job whose task failed unless told */
     .stop = pmix_stop,
 };

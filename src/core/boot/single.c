@@ -66,5 +66,6 @@ const struct aos__boot aos__boot_single = {
     .allgather = single_allgather,
     .barrier = single_barrier,
     .global_exit = single_global_exit,
+    .stops_on_loss = 1, /* there is no peer to lose */
     .stop = single_stop,
 };

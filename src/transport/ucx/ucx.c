@@ -8,6 +8,7 @@
 
 #include "arch/atomics.h"
 #include "core/bootstrap.h"
+#include "core/peer_loss.h"
 #include "core/runtime.h"
 #include "transport/ucx/ucx.h"
 
@@ -56,10 +57,9 @@ struct blob_head {
 static void on_peer_error(void *arg, ucp_ep_h ep, ucs_status_t st)
 {
     (void)ep;
-    /* Said only in debug output: a peer that finalized before me closes its
-     * end too, and a peer that died is reported by the launcher; operations
-     * on the endpoint fail with AOS_ERR_NETWORK. */
-    aos__debug("connection to PE %d closed: %s", (int)(intptr_t)arg, ucs_status_string(st));
+    /* Operations on the endpoint fail with AOS_ERR_NETWORK from now on; the
+     * core decides whether the job can go on. */
+    aos__peer_lost((int)(intptr_t)arg, ucs_status_string(st));
 }
 
 static int connect_peers(const char *all, const size_t *offs)
