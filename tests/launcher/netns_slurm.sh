@@ -124,19 +124,20 @@ stop_daemons() {
     done
 }
 
-# job NAME WANT MAX PATTERN K PROG [ARGS...]: srun at K PEs per host, then
-# judge (netns_lib.sh) on srun's output.
+# job NAME WANT MAX PATTERN K PROG [ARGS...]: srun at K PEs per host on
+# JOB_NODES hosts (2), then judge (netns_lib.sh) on srun's output.
 job() {
     name=$1 want=$2 max=$3 pattern=$4 k=$5
     shift 5
+    n=${JOB_NODES:-2}
     start=$(date +%s%N)
-    in_a srun -N 2 -n $((2 * k)) --ntasks-per-node="$k" --overcommit --mpi=pmix \
+    in_a srun -N "$n" -n $((n * k)) --ntasks-per-node="$k" --overcommit --mpi=pmix \
         --time=5 --job-name="$name" "$@" >"$out/$name.out" 2>&1
     got=$?
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     judge "$name" "$want" "$max" "$pattern" "$got" "$ms" "$out/$name.out"
     if [ $fails = 0 ]; then
-        echo "ok $name: srun -N 2 -n $((2 * k)) $*: status $got in ${ms} ms"
+        echo "ok $name: srun -N $n -n $((n * k)) $*: status $got in ${ms} ms"
     else
         sed 's/^/    /' "$out/$name.out"
     fi
@@ -171,6 +172,9 @@ failures)
     # barrier; its lost connection ends the job (core/peer_loss.c).
     job kill_1x nonzero 20 "PE 0: lost PE 1 before it finalized" 1 "$VICTIM" kill 1
     job exit_1x nonzero 20 "PE 0: lost PE 1 before it finalized" 1 "$VICTIM" exit 1 5
+    # On one host Slurm's PMIx server sees its client go without finalizing
+    # and cancels the step.
+    JOB_NODES=1 job exit_1node nonzero 20 "" 2 "$VICTIM" exit 1 5
     # scancel of a hung job ends it on both hosts.
     in_a srun -N 2 -n 4 --overcommit --mpi=pmix --job-name=hang --time=5 "$VICTIM" hang \
         >"$out/hang.out" 2>&1 &
