@@ -78,9 +78,9 @@ static void plan_layout(struct aos__runtime *rt, uint64_t static_len)
 static void adapt_waiting(struct aos__runtime *rt)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int local = 0;
-    for (int pe = 0; pe < rt->npes; pe++)
-        local += rt->peers[pe].node == rt->peers[rt->me].node;
+    /* The PEs of my host, not of my node: AOS_NODE_SIZE's pseudo-nodes share
+     * the host's CPUs. */
+    int local = rt->host.local_size;
     if (cpus <= 0 || local <= cpus)
         return;
     if (getenv("AOS_SPIN_COUNT") == NULL)

@@ -52,39 +52,73 @@ static int batch_event(int pe, aos_event_t *ev)
     return rc;
 }
 
-/* One contiguous put or get, split where the target's keys change; returns
- * once local memory may be reused (put) or holds the data (get). */
-static int pieces(int put, char *local, int pe, uint64_t off, size_t len)
+/* Requests of one block operation still in flight: its runs are all
+ * issued before any is waited for, so a block of many runs costs about one
+ * round trip per INFLIGHT_MAX runs, not one per run. */
+#define INFLIGHT_MAX 64
+struct inflight {
+    ucs_status_ptr_t req[INFLIGHT_MAX];
+    size_t count;
+    int pe;
+    const char *what;
+};
+
+/* Waits for every request in f; the first failure is returned, but all are
+ * waited for (their buffers are the caller's). */
+static int drain(struct inflight *f)
+{
+    int rc = AOS_OK;
+    for (size_t i = 0; i < f->count; i++) {
+        int r = aos__ucx_wait(f->req[i], f->what, f->pe);
+        if (rc == AOS_OK)
+            rc = r;
+    }
+    f->count = 0;
+    return rc;
+}
+
+/* One contiguous put or get, split where the target's keys change. Without
+ * f it returns once local memory may be reused (put) or holds the data
+ * (get); with f, once every piece is issued, the requests left in f. */
+static int pieces(int put, char *local, int pe, uint64_t off, size_t len, struct inflight *f)
 {
     ucp_request_param_t none = {0};
     ucp_ep_h ep = U.peers[pe].ep;
-    while (len > 0) {
+    const char *what = put ? "put" : "get";
+    int rc = AOS_OK;
+    while (len > 0 && rc == AOS_OK) {
         size_t n = len;
         ucp_rkey_h rk;
         uint64_t raddr;
-        int rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
-        if (rc == AOS_OK)
-            rc = put ? aos__ucx_wait(ucp_put_nbx(ep, local, n, raddr, rk, &none), "put", pe)
-                     : aos__ucx_wait(ucp_get_nbx(ep, local, n, raddr, rk, &none), "get", pe);
+        rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
         if (rc != AOS_OK)
-            return rc;
+            break;
+        ucs_status_ptr_t q = put ? ucp_put_nbx(ep, local, n, raddr, rk, &none)
+                                 : ucp_get_nbx(ep, local, n, raddr, rk, &none);
+        if (f == NULL || q == NULL || UCS_PTR_IS_ERR(q)) {
+            rc = aos__ucx_wait(q, what, pe);
+        } else {
+            f->req[f->count++] = q;
+            if (f->count == INFLIGHT_MAX)
+                rc = drain(f);
+        }
         off += n;
         local += n;
         len -= n;
     }
-    if (put)
+    if (put) /* even after a failure: some pieces may have gone */
         mark_unflushed(pe, AOS__UCX_PUTS);
-    return AOS_OK;
+    return rc;
 }
 
-static int put_pieces(int pe, uint64_t off, const char *src, size_t len)
+static int put_pieces(int pe, uint64_t off, const char *src, size_t len, struct inflight *f)
 {
-    return pieces(1, (char *)(uintptr_t)src, pe, off, len); /* only read */
+    return pieces(1, (char *)(uintptr_t)src, pe, off, len, f); /* only read */
 }
 
-static int get_pieces(char *dst, int pe, uint64_t off, size_t len)
+static int get_pieces(char *dst, int pe, uint64_t off, size_t len, struct inflight *f)
 {
-    return pieces(0, dst, pe, off, len);
+    return pieces(0, dst, pe, off, len, f);
 }
 
 /* The puts of a write to [lo, hi) at pe are issued: complete it. */
@@ -108,7 +142,7 @@ static int finish_write(int pe, uint64_t lo, uint64_t hi, aos_event_t *ev)
 
 int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
 {
-    int rc = put_pieces(pe, off, src, len);
+    int rc = put_pieces(pe, off, src, len, NULL);
     return rc != AOS_OK ? rc : finish_write(pe, off, off + len, ev);
 }
 
@@ -116,7 +150,7 @@ int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t 
  * target are ordered. */
 int aos__ucx_get(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
 {
-    int rc = get_pieces(dst, pe, off, len);
+    int rc = get_pieces(dst, pe, off, len, NULL);
     if (rc == AOS_OK)
         aos__event_done_at_issue(ev);
     return rc;
@@ -127,35 +161,40 @@ int aos__ucx_put_block(int pe, uint64_t off, const void *src, const aos_block_t 
 {
     const char *s = src;
     uint64_t hi = off;
-    for (size_t p = 0; p < b->count[1]; p++) {
-        for (size_t r = 0; r < b->count[0]; r++) {
+    struct inflight f = {.pe = pe, .what = "put"};
+    int rc = AOS_OK;
+    for (size_t p = 0; p < b->count[1] && rc == AOS_OK; p++) {
+        for (size_t r = 0; r < b->count[0] && rc == AOS_OK; r++) {
             uint64_t at = off + p * b->remote_stride[1] + r * b->remote_stride[0];
-            int rc = put_pieces(pe, at, s + p * b->local_stride[1] + r * b->local_stride[0],
-                                b->run);
-            if (rc != AOS_OK)
-                return rc;
+            rc = put_pieces(pe, at, s + p * b->local_stride[1] + r * b->local_stride[0],
+                            b->run, &f);
             if (at + b->run > hi)
                 hi = at + b->run;
         }
     }
-    return finish_write(pe, off, hi, ev);
+    int drc = drain(&f);
+    if (rc == AOS_OK)
+        rc = drc;
+    return rc != AOS_OK ? rc : finish_write(pe, off, hi, ev);
 }
 
 int aos__ucx_get_block(void *dst, int pe, uint64_t off, const aos_block_t *b,
                          aos_event_t *ev)
 {
     char *d = dst;
-    for (size_t p = 0; p < b->count[1]; p++) {
-        for (size_t r = 0; r < b->count[0]; r++) {
-            int rc = get_pieces(d + p * b->local_stride[1] + r * b->local_stride[0], pe,
-                                off + p * b->remote_stride[1] + r * b->remote_stride[0],
-                                b->run);
-            if (rc != AOS_OK)
-                return rc;
-        }
-    }
-    aos__event_done_at_issue(ev);
-    return AOS_OK;
+    struct inflight f = {.pe = pe, .what = "get"};
+    int rc = AOS_OK;
+    for (size_t p = 0; p < b->count[1] && rc == AOS_OK; p++)
+        for (size_t r = 0; r < b->count[0] && rc == AOS_OK; r++)
+            rc = get_pieces(d + p * b->local_stride[1] + r * b->local_stride[0], pe,
+                            off + p * b->remote_stride[1] + r * b->remote_stride[0], b->run,
+                            &f);
+    int drc = drain(&f);
+    if (rc == AOS_OK)
+        rc = drc;
+    if (rc == AOS_OK)
+        aos__event_done_at_issue(ev);
+    return rc;
 }
 
 int aos__ucx_signal_store(int pe, uint64_t off, uint64_t value)
