@@ -6,8 +6,7 @@
  *   put_bw      puts of 4 KiB - 4 MiB sharing one event, then wait
  *   put_rate    8-byte puts sharing one event, then wait: puts per second
  *   barrier     aos_barrier_all
- *   (and notified ping-pong, queue, RPC metrics: see their functions; on one
- *   node only)
+ *   (and notified ping-pong, queue, RPC metrics: see their functions)
  * Prints CSV (metric,bytes,value,unit). usage: aosrun -n 2 aos-bench [quick] */
 #include <string.h>
 
@@ -294,13 +293,9 @@ int main(int argc, char **argv)
     struct bench_target target = {
         .me = me, .has_memcpy = 1, .pingpong = pingpong, .timed = timed};
     bench_run_all(&target, scale);
-    int node_pes = 0;
-    TRY(aos_node_pes(NULL, 0, &node_pes));
-    if (node_pes == 2) { /* notified access, queues and RPC do not cross nodes yet */
-        notify_metrics(scale);
-        queue_metrics(scale);
-        rpc_metrics(scale);
-    }
+    notify_metrics(scale);
+    queue_metrics(scale);
+    rpc_metrics(scale);
 
     TRY(aos_event_destroy(ev));
     free(src);

@@ -9,6 +9,8 @@
  *   get        8-byte get, waited for
  *   put_bw / put_rate   puts, one flush at the end
  *   barrier    an active-message exchange with the peer
+ *   notify_pingpong   the ping-pong at 8 bytes (a notified put in UCP)
+ *   rpc_null_rtt      a message to the peer and one back
  *   fetch_add, cas      atomics with a reply; post_add_rate  posted adds
  * Prints CSV like aos-bench. usage: ucp-bench [quick]
  * Across hosts, UCP_BENCH_TCP=listen:ADDR:PORT on one and
@@ -84,16 +86,52 @@ static ucs_status_t on_am(void *arg, const void *header, size_t hlen, void *data
     return UCS_OK;
 }
 
-static void barrier(void)
+/* Messages of the round trips (id 2), apart from the barrier's (id 1). */
+static volatile uint64_t rt_arrived;
+
+static ucs_status_t on_rt(void *arg, const void *header, size_t hlen, void *data, size_t len,
+                          const ucp_am_recv_param_t *param)
 {
-    static uint64_t done;
+    (void)arg, (void)header, (void)hlen, (void)data, (void)len, (void)param;
+    rt_arrived++;
+    return UCS_OK;
+}
+
+static void send_am(unsigned id)
+{
     ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                              .flags = UCP_AM_SEND_FLAG_EAGER};
     uint64_t token = 0;
-    wait_req(ucp_am_send_nbx(ep, 1, &token, sizeof token, NULL, 0, &p));
+    wait_req(ucp_am_send_nbx(ep, id, &token, sizeof token, NULL, 0, &p));
+}
+
+static void barrier(void)
+{
+    static uint64_t done;
+    send_am(1);
     done++;
     while (am_arrived < done)
         ucp_worker_progress(worker);
+}
+
+/* aos-bench's null RPC round trip in UCP: a message there and one back,
+ * the answer sent from the polling loop (UCP handlers must not send). */
+static double am_round_trip(long iters)
+{
+    barrier();
+    uint64_t base = rt_arrived;
+    double t0 = bench_now();
+    for (long i = 1; i <= iters; i++) {
+        if (me == 0)
+            send_am(2);
+        while (rt_arrived < base + (uint64_t)i)
+            ucp_worker_progress(worker);
+        if (me == 1)
+            send_am(2);
+    }
+    double t = bench_now() - t0;
+    barrier();
+    return t / (double)iters;
 }
 
 static double pingpong(size_t bytes, long iters)
@@ -293,6 +331,9 @@ int main(int argc, char **argv)
                                  .id = 1,
                                  .cb = on_am};
     CHECK_UCS(ucp_worker_set_am_recv_handler(worker, &hp));
+    hp.id = 2;
+    hp.cb = on_rt;
+    CHECK_UCS(ucp_worker_set_am_recv_handler(worker, &hp));
     size_t win_len = BENCH_MAX_MSG + 4096;
     win = aligned_alloc(4096, win_len);
     src = aligned_alloc(4096, BENCH_MAX_MSG);
@@ -312,6 +353,17 @@ int main(int argc, char **argv)
 
     struct bench_target target = {.me = me, .pingpong = pingpong, .timed = timed};
     bench_run_all(&target, scale);
+    /* A notified put in UCP is the ping-pong's put, flag put and flush. */
+    double v[TRIALS];
+    long n = (long)(20000 * scale) + 10;
+    for (int k = 0; k < TRIALS; k++)
+        v[k] = pingpong(8, n);
+    if (me == 0)
+        bench_report("notify_pingpong", 8, bench_median(v, TRIALS) * 1e6, "us");
+    for (int k = 0; k < TRIALS; k++)
+        v[k] = am_round_trip(n);
+    if (me == 0)
+        bench_report("rpc_null_rtt", 0, bench_median(v, TRIALS) * 1e6, "us");
 
     barrier();
     flush();
