@@ -73,9 +73,7 @@ static int alltoall_run(aos_team_t *team, int kind, void *dest, const void *sour
         char *to = (char *)dest + r * nelems * dst * esize;
         uint64_t from_off = src_off + me * nelems * sst * esize;
         int pe = team->pes[r];
-        if (!aos__on_node(pe) && dst == 1 && sst == 1) /* one get, not one per element */
-            crc = aos__tp(pe)->get(to, pe, from_off, nelems * esize, NULL);
-        else if (!aos__on_node(pe)) /* a strided get from the other node */
+        if (!aos__on_node(pe)) /* a block get (one get when contiguous) */
             crc = aos__tp(pe)->get_block(to, pe, from_off, &b, NULL);
         else if (dst == 1 && sst == 1)
             aos__copy(to, aos__team_peer(team, (int)r, from_off), nelems * esize);

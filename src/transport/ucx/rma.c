@@ -156,9 +156,30 @@ int aos__ucx_get(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
     return rc;
 }
 
-int aos__ucx_put_block(int pe, uint64_t off, const void *src, const aos_block_t *b,
+/* b with the rows that touch on both sides joined into longer runs (the
+ * rows of a plane, then the planes), so that a contiguous block is one
+ * transfer and not one per row. The callers have checked that the extents
+ * fit, so the products do. */
+static aos_block_t joined(const aos_block_t *b)
+{
+    aos_block_t j = *b;
+    if (j.count[0] > 1 && j.local_stride[0] == j.run && j.remote_stride[0] == j.run) {
+        j.run *= j.count[0];
+        j.count[0] = 1;
+    }
+    if (j.count[0] == 1 && j.count[1] > 1 && j.local_stride[1] == j.run &&
+        j.remote_stride[1] == j.run) {
+        j.run *= j.count[1];
+        j.count[1] = 1;
+    }
+    return j;
+}
+
+int aos__ucx_put_block(int pe, uint64_t off, const void *src, const aos_block_t *block,
                          aos_event_t *ev)
 {
+    aos_block_t jb = joined(block);
+    const aos_block_t *b = &jb;
     const char *s = src;
     uint64_t hi = off;
     struct inflight f = {.pe = pe, .what = "put"};
@@ -178,9 +199,11 @@ int aos__ucx_put_block(int pe, uint64_t off, const void *src, const aos_block_t 
     return rc != AOS_OK ? rc : finish_write(pe, off, hi, ev);
 }
 
-int aos__ucx_get_block(void *dst, int pe, uint64_t off, const aos_block_t *b,
+int aos__ucx_get_block(void *dst, int pe, uint64_t off, const aos_block_t *block,
                          aos_event_t *ev)
 {
+    aos_block_t jb = joined(block);
+    const aos_block_t *b = &jb;
     char *d = dst;
     struct inflight f = {.pe = pe, .what = "get"};
     int rc = AOS_OK;
