@@ -2,6 +2,7 @@
  * network transport when some PE is on another node. Per-peer operations
  * go straight to aos__tp(pe). */
 #include "core/runtime.h"
+#include "core/wait.h"
 
 int aos__quiet_all(void)
 {
@@ -16,9 +17,22 @@ int aos__quiet_all(void)
 
 void aos__progress_transports(void)
 {
-    aos__transport_shm.progress();
+    (void)aos__transport_shm.progress();
+    if (aos__rt.net != NULL && aos__rt.net->progress())
+        aos__handlers_run_here++; /* served another PE: it is active, keep spinning */
+}
+
+/* Only the network transport has a thread of its own to stand aside. */
+void aos__drive_begin(void)
+{
     if (aos__rt.net != NULL)
-        aos__rt.net->progress();
+        aos__rt.net->drive_begin();
+}
+
+void aos__drive_end(int to_sleep)
+{
+    if (aos__rt.net != NULL)
+        aos__rt.net->drive_end(to_sleep);
 }
 
 int aos__expose(uint64_t off, uint64_t len)

@@ -68,7 +68,8 @@ void aos__bell_ring_mine(void)
  * RPCs that a waiting PE serves stayed at 7.3-7.6 M calls/s in all three. */
 #define AOS__POLLS_PER_PAUSE 8
 
-/* Internal: the sleeper served RPCs; callers are active, spin again. */
+/* Internal: the sleeper served others (RPCs, network traffic); they are
+ * active, spin again. */
 #define SERVED 1
 
 static int sleep_until(struct aos__bell *h, aos__ready_fn ready, const void *ctx,
@@ -99,6 +100,39 @@ static int sleep_until(struct aos__bell *h, aos__ready_fn ready, const void *ctx
     }
 }
 
+/* Internal: spinning and yielding ran out, sleep next. */
+#define KEEP_WAITING 2
+
+/* The waiter's busy part: spin, then yield, driving progress all along. */
+static int spin_then_yield(aos__ready_fn ready, const void *ctx, uint64_t deadline)
+{
+    uint64_t served = aos__handlers_run_here;
+    for (uint64_t i = 0; i < aos__rt.cfg.spin_count; i++) {
+        if (i % AOS__POLLS_PER_PAUSE != AOS__POLLS_PER_PAUSE - 1) {
+            if (ready(ctx)) /* my own lines, until a writer changes them */
+                return AOS_OK;
+            continue;
+        }
+        aos__cpu_relax();
+        if (poll_ready(ready, ctx))
+            return AOS_OK;
+        if (aos__handlers_run_here != served) { /* serving others: they are active */
+            served = aos__handlers_run_here;
+            i = 0;
+            if (deadline != UINT64_MAX && aos__now_ns() >= deadline)
+                return AOS_ERR_TIMEOUT; /* callers that never stop must not void it */
+        }
+    }
+    for (uint64_t i = 0; i < aos__rt.cfg.yield_count; i++) {
+        sched_yield();
+        if (poll_ready(ready, ctx))
+            return AOS_OK;
+        if (aos__now_ns() >= deadline)
+            return AOS_ERR_TIMEOUT;
+    }
+    return KEEP_WAITING;
+}
+
 int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
                    uint64_t timeout_ns, struct aos__watch watch)
 {
@@ -110,31 +144,14 @@ int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
                             ? UINT64_MAX
                             : start + timeout_ns;
     int rc;
-    do { /* again after sleeping, when woken to serve RPCs */
-        uint64_t served = aos__handlers_run_here;
-        for (uint64_t i = 0; i < aos__rt.cfg.spin_count; i++) {
-            if (i % AOS__POLLS_PER_PAUSE != AOS__POLLS_PER_PAUSE - 1) {
-                if (ready(ctx)) /* my own lines, until a writer changes them */
-                    return AOS_OK;
-                continue;
-            }
-            aos__cpu_relax();
-            if (poll_ready(ready, ctx))
-                return AOS_OK;
-            if (aos__handlers_run_here != served) { /* serving RPCs: callers are active */
-                served = aos__handlers_run_here;
-                i = 0;
-                if (deadline != UINT64_MAX && aos__now_ns() >= deadline)
-                    return AOS_ERR_TIMEOUT; /* callers that never stop must not void it */
-            }
-        }
-        for (uint64_t i = 0; i < aos__rt.cfg.yield_count; i++) {
-            sched_yield();
-            if (poll_ready(ready, ctx))
-                return AOS_OK;
-            if (aos__now_ns() >= deadline)
-                return AOS_ERR_TIMEOUT;
-        }
+    do { /* again after sleeping, when woken to serve others */
+        /* While this thread drives progress, a network transport's own
+         * thread stands aside; it takes over before this one sleeps. */
+        aos__drive_begin();
+        rc = spin_then_yield(ready, ctx, deadline);
+        aos__drive_end(rc == KEEP_WAITING);
+        if (rc != KEEP_WAITING)
+            return rc;
         rc = sleep_until(bell, ready, ctx, deadline, watch);
     } while (rc == SERVED);
     return rc;

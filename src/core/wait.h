@@ -47,10 +47,11 @@ void aos__progress(void);
 /* 1 on the progress thread, whose progress only serves RPCs: everything
  * else belongs to the program's threads. */
 extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__in_progress_thread;
-/* RPC handlers this thread has served: a waiter that serves one starts
- * spinning afresh, callers being active. Per thread, so that a thread that
- * does not serve (the program's, when a progress thread serves) does not
- * spin on its peer thread's account. */
+/* Work this thread did for other PEs: RPC handlers it served, network
+ * operations and messages its progress applied. A waiter that did some
+ * starts spinning afresh, its callers being active. Per thread, so that a
+ * thread that does not serve (the program's, when a progress thread serves)
+ * does not spin on its peer thread's account. */
 extern _Thread_local __attribute__((tls_model("initial-exec"))) uint64_t aos__handlers_run_here;
 /* How deep in RPC handlers this thread is (rpc/serve.c). Calls that need
  * every PE to take part (barriers, collectives, aos_malloc/aos_free,

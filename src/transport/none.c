@@ -74,8 +74,18 @@ static int none_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint6
     return AOS_ERR_UNSUPPORTED;
 }
 
-static void none_progress(void)
+static int none_progress(void)
 {
+    return 0;
+}
+
+static void none_drive_begin(void)
+{
+}
+
+static void none_drive_end(int to_sleep)
+{
+    (void)to_sleep;
 }
 
 static int none_fence(int pe)
@@ -121,6 +131,8 @@ const struct aos__transport aos__transport_net = {
     .put_signal = none_put_signal,
     .amo = none_amo,
     .progress = none_progress,
+    .drive_begin = none_drive_begin,
+    .drive_end = none_drive_end,
     .fence = none_fence,
     .quiet = none_quiet,
     .local_ptr = none_local_ptr,

@@ -32,7 +32,8 @@
  *
  * Progress: every operation completes without the target calling aos. A
  * network transport whose engine needs the target's CPU runs its own thread
- * for that, asleep on the engine's event descriptor while idle. */
+ * for that, asleep on the engine's event descriptor while idle, and standing
+ * aside while a program thread drives the engine in a wait (drive_begin). */
 #ifndef AOS_TRANSPORT_H
 #define AOS_TRANSPORT_H
 
@@ -76,8 +77,19 @@ struct aos__transport {
      * before return with ev == NULL, else by the time ev completes. */
     int (*amo)(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
                uint64_t compare, void *result, aos_event_t *ev);
-    /* Advances deferred work (wakes, network completions); cheap when idle. */
-    void (*progress)(void);
+    /* Advances deferred work (wakes, network completions); cheap when idle.
+     * Returns non-zero when it applied something for another PE (an
+     * operation or message that arrived), so that a waiter keeps spinning
+     * while traffic flows instead of going to sleep on it. */
+    int (*progress)(void);
+    /* A thread of this PE starts driving progress in a loop (a spinning
+     * wait), and stops: to_sleep says it stops to sleep in the kernel.
+     * While some thread drives, a transport's own progress thread may stand
+     * aside instead of contending for the engine; once none does, it must
+     * take over, at once when the last one goes to sleep (else a sleeper's
+     * wake could wait on it). Nests; called from any thread. */
+    void (*drive_begin)(void);
+    void (*drive_end)(int to_sleep);
     int (*fence)(int pe);
     int (*quiet)(void);
     /* A load/store pointer to pe's arena at off, or AOS_ERR_NOT_LOCAL. */

@@ -339,6 +339,24 @@ static void shm_thread_stop(void)
     lists_release(dirty);
 }
 
+/* Shared memory applies nothing on another PE's behalf: writers store
+ * directly. */
+static int shm_progress(void)
+{
+    flush_wakes();
+    return 0;
+}
+
+/* No thread of its own to stand aside. */
+static void shm_drive_begin(void)
+{
+}
+
+static void shm_drive_end(int to_sleep)
+{
+    (void)to_sleep;
+}
+
 static int shm_start(struct aos__runtime *rt)
 {
     int rc = shm_thread_start();
@@ -406,7 +424,9 @@ const struct aos__transport aos__transport_shm = {
     .signal_store = shm_signal_store,
     .put_signal = shm_put_signal,
     .amo = shm_amo,
-    .progress = flush_wakes,
+    .progress = shm_progress,
+    .drive_begin = shm_drive_begin,
+    .drive_end = shm_drive_end,
     .fence = shm_fence,
     .quiet = shm_quiet,
     .local_ptr = shm_local_ptr,

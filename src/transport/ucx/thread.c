@@ -2,28 +2,81 @@
  * needs the target's CPU to apply puts, gets and atomics and to run message
  * handlers; this thread gives it, so a target that computes and never calls
  * aos still serves every one-sided operation. Idle, it sleeps on the
- * worker's event descriptor: no CPU is spent while nothing arrives. */
+ * worker's event descriptor: no CPU is spent while nothing arrives.
+ *
+ * While a program thread drives the worker in a wait (drive_begin), this
+ * thread stands aside: two threads taking turns at UCP's lock, one of them
+ * woken by the kernel for every message, cost more than either alone. It
+ * parks, and takes over when the last driver goes to sleep (woken at once)
+ * or returns to its own work (within PARK_NS). */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 
 #include "arch/atomics.h"
+#include "arch/futex.h"
 #include "core/runtime.h"
 #include "transport/ucx/ucx.h"
 
 #define U aos__ucx
 
+/* The longest this thread stays parked without looking again: how long a
+ * target whose program stopped driving, without sleeping, may go unserved. */
+#define PARK_NS 1000000u
+
 static struct {
     pthread_t thread;
     int running;
-    int stop; /* set by aos__ucx_thread_stop */
+    int stop;         /* set by aos__ucx_thread_stop */
+    uint32_t drivers; /* program threads driving the worker in a wait */
+    uint32_t parked;  /* 1 while this thread is parked for drivers */
+    uint32_t turn;    /* futex word: bumped to send a parked thread back */
 } T;
+
+static _Thread_local int on_thread; /* 1 on this progress thread */
+
+void aos__ucx_drive_begin(void)
+{
+    if (!on_thread) /* seq_cst: pairs with park's check (see there) */
+        (void)aos__fetch_add_seq_cst(&T.drivers, 1);
+}
+
+void aos__ucx_drive_end(int to_sleep)
+{
+    if (on_thread)
+        return;
+    /* seq_cst, with park's seq_cst store of parked and load of drivers:
+     * either park sees this decrement and does not sleep, or this load
+     * sees parked and bumps turn, which ends park's futex wait. */
+    if (aos__fetch_sub_seq_cst(&T.drivers, 1) == 1 && to_sleep &&
+        aos__load_seq_cst(&T.parked)) {
+        (void)aos__fetch_add_seq_cst(&T.turn, 1);
+        aos__futex_wake_one(&T.turn);
+    }
+}
+
+/* Stands aside while program threads drive the worker, at most PARK_NS;
+ * returns at once when none does. */
+static void park(void)
+{
+    aos__store_seq_cst(&T.parked, 1);
+    uint32_t turn = aos__load_seq_cst(&T.turn);
+    if (aos__load_seq_cst(&T.drivers) != 0 && !aos__load_acquire(&T.stop))
+        aos__futex_wait(&T.turn, turn, PARK_NS);
+    aos__store_relaxed(&T.parked, 0); /* relaxed: only saves wakes */
+}
 
 static void *loop(void *arg)
 {
     (void)arg;
+    on_thread = 1;
     /* Acquire: pairs with the release in aos__ucx_thread_stop. */
     while (!aos__load_acquire(&T.stop)) {
+        /* Relaxed: a hint; park re-checks with seq_cst. */
+        if (aos__load_relaxed(&T.drivers) != 0) {
+            park();
+            continue;
+        }
         unsigned done = 0, n;
         while ((n = ucp_worker_progress(U.worker)) != 0)
             done += n;
@@ -52,6 +105,8 @@ static void *loop(void *arg)
 int aos__ucx_thread_start(void)
 {
     T.stop = 0;
+    T.drivers = 0;
+    T.parked = 0;
     if (pthread_create(&T.thread, NULL, loop, NULL) != 0)
         return AOS_ERR_NO_MEMORY;
     T.running = 1;
@@ -63,7 +118,9 @@ void aos__ucx_thread_stop(void)
     if (!T.running)
         return;
     aos__store_release(&T.stop, 1); /* pairs with the acquires in loop */
-    (void)ucp_worker_signal(U.worker);
+    (void)aos__fetch_add_seq_cst(&T.turn, 1); /* out of park */
+    aos__futex_wake_one(&T.turn);
+    (void)ucp_worker_signal(U.worker); /* out of poll */
     pthread_join(T.thread, NULL);
     T.running = 0;
 }

@@ -38,10 +38,14 @@ int aos__ucx_wait(ucs_status_ptr_t req, const char *what, int pe)
         return AOS_OK;
     if (UCS_PTR_IS_ERR(req))
         return aos__ucx_status(UCS_PTR_STATUS(req), what, pe);
-    ucs_status_t st;
-    unsigned idle = 0;
-    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
-        aos__ucx_progress_idle(&idle);
+    ucs_status_t st = ucp_request_check_status(req);
+    if (st == UCS_INPROGRESS) {
+        unsigned idle = 0;
+        aos__ucx_drive_begin(); /* the progress thread stands aside meanwhile */
+        while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
+            aos__ucx_progress_idle(&idle);
+        aos__ucx_drive_end(0);
+    }
     ucp_request_free(req);
     return aos__ucx_status(st, what, pe);
 }
@@ -259,10 +263,11 @@ static void ucx_thread_stop(void)
 {
 }
 
-static void ucx_progress(void)
+static int ucx_progress(void)
 {
-    ucp_worker_progress(U.worker);
+    unsigned n = ucp_worker_progress(U.worker);
     aos__ucx_settle(0);
+    return n != 0;
 }
 
 static int ucx_local_ptr(int pe, uint64_t off, void **ptr)
@@ -285,6 +290,8 @@ const struct aos__transport aos__transport_net = {
     .put_signal = aos__ucx_put_signal,
     .amo = aos__ucx_amo,
     .progress = ucx_progress,
+    .drive_begin = aos__ucx_drive_begin,
+    .drive_end = aos__ucx_drive_end,
     .fence = aos__ucx_fence,
     .quiet = aos__ucx_quiet,
     .local_ptr = ucx_local_ptr,

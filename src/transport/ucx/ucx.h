@@ -124,5 +124,9 @@ void aos__ucx_settle(int wait);
 /* thread.c */
 int aos__ucx_thread_start(void);
 void aos__ucx_thread_stop(void);
+/* The table's drive_begin/drive_end: a program thread drives the worker in
+ * a loop, the progress thread stands aside meanwhile (no-ops on it). */
+void aos__ucx_drive_begin(void);
+void aos__ucx_drive_end(int to_sleep);
 
 #endif
