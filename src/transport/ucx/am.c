@@ -262,6 +262,8 @@ static void flush_done(void *request, ucs_status_t st, void *user_data)
 void aos__ucx_wake_later(int pe, uint64_t lo, uint64_t hi)
 {
     struct aos__ucx_peer *p = &U.peers[pe];
+    if (p->target_applies)
+        return; /* its own progress rings (lanes.c) */
     pthread_mutex_lock(&U.lock);
     if (p->wake_lo == p->wake_hi) {
         p->wake_lo = lo;

@@ -135,7 +135,7 @@ static int finish_write(int pe, uint64_t lo, uint64_t hi, aos_event_t *ev)
         return AOS_OK;
     }
     int rc = aos__ucx_flush_peer(pe);
-    if (rc == AOS_OK)
+    if (rc == AOS_OK && !U.peers[pe].target_applies)
         rc = aos__ucx_am(pe, AOS__UCX_WAKE, lo, hi, NULL, 0);
     return rc;
 }
@@ -351,7 +351,8 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
         aos__ucx_wake_later(pe, off, off + width);
         return AOS_OK;
     }
-    return aos__ucx_am(pe, AOS__UCX_WAKE, off, off + width, NULL, 0);
+    return U.peers[pe].target_applies ? AOS_OK
+                                      : aos__ucx_am(pe, AOS__UCX_WAKE, off, off + width, NULL, 0);
 }
 
 /* ---- ordering ------------------------------------------------------------- */

@@ -24,9 +24,17 @@ int aos__ucx_status(ucs_status_t st, const char *what, int pe)
     return st == UCS_ERR_NO_MEMORY ? AOS_ERR_NO_MEMORY : AOS_ERR_NETWORK;
 }
 
+unsigned aos__ucx_drive_once(void)
+{
+    unsigned n = ucp_worker_progress(U.worker);
+    if (n != 0) /* peers whose writes this CPU applies send no wakes */
+        aos__ucx_ring_all();
+    return n;
+}
+
 void aos__ucx_progress_idle(unsigned *idle)
 {
-    if (ucp_worker_progress(U.worker) != 0)
+    if (aos__ucx_drive_once() != 0)
         *idle = 0;
     else if (++*idle >= 64) /* the peer may need this CPU to answer */
         sched_yield();
@@ -90,6 +98,10 @@ static int connect_peers(const char *all, const size_t *offs)
         if (rc != AOS_OK)
             return rc;
         p->base = h.base;
+        p->target_applies = !aos__rt.cfg.net_wakes && aos__ucx_target_applies(p->ep);
+        aos__debug("PE %d: its writes %s", pe,
+                   p->target_applies ? "applied by its CPU (no wake messages)"
+                                     : "may bypass its CPU (a wake message after each)");
         rc = aos__ucx_status(ucp_ep_rkey_unpack(p->ep, b + sizeof h + h.addr_len, &p->fixed),
                              "unpacking a remote key", pe);
         if (rc != AOS_OK)
@@ -265,7 +277,7 @@ static void ucx_thread_stop(void)
 
 static int ucx_progress(void)
 {
-    unsigned n = ucp_worker_progress(U.worker);
+    unsigned n = aos__ucx_drive_once();
     aos__ucx_settle(0);
     return n != 0;
 }

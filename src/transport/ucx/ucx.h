@@ -36,6 +36,8 @@ struct aos__ucx_peer {
     ucp_rkey_h fixed;           /* its arena's fixed part [0, heap_off) */
     ucp_rkey_h *granules;       /* its granules' keys, unpacked on first use */
     uint32_t unflushed;         /* AOS__UCX_* bits: what may be outstanding (atomic) */
+    int target_applies;         /* its CPU applies my writes and rings its own bell
+                                 * (lanes.c): no wake messages; set at start */
     /* Under lock: */
     struct aos__ucx_batch waiting; /* events of puts not yet covered by a flush */
     int flushing;               /* a flush for an earlier batch is under way */
@@ -66,6 +68,10 @@ int aos__ucx_status(ucs_status_t st, const char *what, int pe);
  * idle turns in a row (*idle counts them) yields the CPU each turn, which
  * the peer this waits for may need. */
 void aos__ucx_progress_idle(unsigned *idle);
+/* One turn of the worker on a program thread; rings my bell when it
+ * applied something (a peer's write may end a wait of mine). Non-zero
+ * when it did. */
+unsigned aos__ucx_drive_once(void);
 /* Waits for a request (NULL: done already), driving the worker, and frees
  * it. */
 int aos__ucx_wait(ucs_status_ptr_t req, const char *what, int pe);
@@ -120,6 +126,12 @@ void aos__ucx_batch_add(int pe, aos_event_t *ev, int *rc);
 void aos__ucx_ring_all(void);
 /* Flushes and wakes what wake_later and put batches left (progress). */
 void aos__ucx_settle(int wait);
+
+/* lanes.c: 1 when every lane of ep that carries puts or atomics needs the
+ * target's CPU (TCP, or none: messages emulate them), so the target's own
+ * progress sees every write; 0 when some may be written by a NIC alone, or
+ * when it cannot tell. */
+int aos__ucx_target_applies(ucp_ep_h ep);
 
 /* thread.c */
 int aos__ucx_thread_start(void);
