@@ -104,10 +104,10 @@ static inline int aos__on_node(int pe)
 /* Operations over every transport in use (core/transports.c). */
 int aos__quiet_all(void);
 void aos__progress_transports(void);
-/* A thread starts or stops driving progress in a spinning wait (the
- * transport contract's drive_begin/drive_end). */
-void aos__drive_begin(void);
-void aos__drive_end(int to_sleep);
+/* A thread goes to sleep in the kernel until a write wakes it, and wakes
+ * (the transport contract's sleep_begin/sleep_end). */
+void aos__sleep_begin(void);
+void aos__sleep_end(void);
 int aos__expose(uint64_t off, uint64_t len);
 
 /* Prints "aos[pe]: message" to stderr when AOS_DEBUG=1. */

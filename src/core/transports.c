@@ -22,17 +22,17 @@ void aos__progress_transports(void)
         aos__handlers_run_here++; /* served another PE: it is active, keep spinning */
 }
 
-/* Only the network transport has a thread of its own to stand aside. */
-void aos__drive_begin(void)
+/* Only the network transport has a thread of its own to call in. */
+void aos__sleep_begin(void)
 {
     if (aos__rt.net != NULL)
-        aos__rt.net->drive_begin();
+        aos__rt.net->sleep_begin();
 }
 
-void aos__drive_end(int to_sleep)
+void aos__sleep_end(void)
 {
     if (aos__rt.net != NULL)
-        aos__rt.net->drive_end(to_sleep);
+        aos__rt.net->sleep_end();
 }
 
 int aos__expose(uint64_t off, uint64_t len)

@@ -145,14 +145,14 @@ int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
                             : start + timeout_ns;
     int rc;
     do { /* again after sleeping, when woken to serve others */
-        /* While this thread drives progress, a network transport's own
-         * thread stands aside; it takes over before this one sleeps. */
-        aos__drive_begin();
         rc = spin_then_yield(ready, ctx, deadline);
-        aos__drive_end(rc == KEEP_WAITING);
         if (rc != KEEP_WAITING)
             return rc;
+        /* A network transport's progress thread, standing aside while this
+         * thread drove progress, serves while it sleeps. */
+        aos__sleep_begin();
         rc = sleep_until(bell, ready, ctx, deadline, watch);
+        aos__sleep_end();
     } while (rc == SERVED);
     return rc;
 }

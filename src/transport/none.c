@@ -79,13 +79,12 @@ static int none_progress(void)
     return 0;
 }
 
-static void none_drive_begin(void)
+static void none_sleep_begin(void)
 {
 }
 
-static void none_drive_end(int to_sleep)
+static void none_sleep_end(void)
 {
-    (void)to_sleep;
 }
 
 static int none_fence(int pe)
@@ -131,8 +130,8 @@ const struct aos__transport aos__transport_net = {
     .put_signal = none_put_signal,
     .amo = none_amo,
     .progress = none_progress,
-    .drive_begin = none_drive_begin,
-    .drive_end = none_drive_end,
+    .sleep_begin = none_sleep_begin,
+    .sleep_end = none_sleep_end,
     .fence = none_fence,
     .quiet = none_quiet,
     .local_ptr = none_local_ptr,

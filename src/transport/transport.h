@@ -33,7 +33,7 @@
  * Progress: every operation completes without the target calling aos. A
  * network transport whose engine needs the target's CPU runs its own thread
  * for that, asleep on the engine's event descriptor while idle, and standing
- * aside while a program thread drives the engine in a wait (drive_begin). */
+ * aside while the program's threads drive the engine themselves. */
 #ifndef AOS_TRANSPORT_H
 #define AOS_TRANSPORT_H
 
@@ -82,14 +82,13 @@ struct aos__transport {
      * operation or message that arrived), so that a waiter keeps spinning
      * while traffic flows instead of going to sleep on it. */
     int (*progress)(void);
-    /* A thread of this PE starts driving progress in a loop (a spinning
-     * wait), and stops: to_sleep says it stops to sleep in the kernel.
-     * While some thread drives, a transport's own progress thread may stand
-     * aside instead of contending for the engine; once none does, it must
-     * take over, at once when the last one goes to sleep (else a sleeper's
-     * wake could wait on it). Nests; called from any thread. */
-    void (*drive_begin)(void);
-    void (*drive_end)(int to_sleep);
+    /* A thread of this PE goes to sleep in the kernel until a write wakes
+     * it, and wakes. A transport whose own progress thread stands aside
+     * while the program drives the engine must have it serve from
+     * sleep_begin until sleep_end, since a sleeper's wake may depend on
+     * it. Called from any thread. */
+    void (*sleep_begin)(void);
+    void (*sleep_end)(void);
     int (*fence)(int pe);
     int (*quiet)(void);
     /* A load/store pointer to pe's arena at off, or AOS_ERR_NOT_LOCAL. */

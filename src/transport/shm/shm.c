@@ -348,13 +348,12 @@ static int shm_progress(void)
 }
 
 /* No thread of its own to stand aside. */
-static void shm_drive_begin(void)
+static void shm_sleep_begin(void)
 {
 }
 
-static void shm_drive_end(int to_sleep)
+static void shm_sleep_end(void)
 {
-    (void)to_sleep;
 }
 
 static int shm_start(struct aos__runtime *rt)
@@ -425,8 +424,8 @@ const struct aos__transport aos__transport_shm = {
     .put_signal = shm_put_signal,
     .amo = shm_amo,
     .progress = shm_progress,
-    .drive_begin = shm_drive_begin,
-    .drive_end = shm_drive_end,
+    .sleep_begin = shm_sleep_begin,
+    .sleep_end = shm_sleep_end,
     .fence = shm_fence,
     .quiet = shm_quiet,
     .local_ptr = shm_local_ptr,

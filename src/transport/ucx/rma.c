@@ -326,6 +326,7 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
     if (ev != NULL && (req == NULL || UCS_PTR_IS_ERR(req)))
         (void)aos__fetch_sub_release(&U.amos_in_flight, 1); /* no callback comes */
     if (ev != NULL && !UCS_PTR_IS_ERR(req)) {
+        aos__ucx_issued();
         if (req == NULL) { /* done at once: no callback comes */
             if (result != NULL)
                 memcpy(result, &c->reply, width);

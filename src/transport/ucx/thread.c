@@ -4,11 +4,14 @@
  * aos still serves every one-sided operation. Idle, it sleeps on the
  * worker's event descriptor: no CPU is spent while nothing arrives.
  *
- * While a program thread drives the worker in a wait (drive_begin), this
- * thread stands aside: two threads taking turns at UCP's lock, one of them
- * woken by the kernel for every message, cost more than either alone. It
- * parks, and takes over when the last driver goes to sleep (woken at once)
- * or returns to its own work (within PARK_NS). */
+ * While the program drives the worker itself (its waits, its own requests:
+ * aos__ucx_driven), this thread stands aside: two threads taking turns at
+ * UCP's lock, one of them woken by the kernel for every message, cost more
+ * than either alone. It parks, looks again every PARK_NS, and serves once a
+ * whole park went by without the program driving (a target that computes
+ * is served within PARK_NS), or at once when a program thread goes to sleep
+ * in the kernel (sleep_begin): its wake may depend on this thread applying
+ * the write that ends its wait. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -20,48 +23,55 @@
 
 #define U aos__ucx
 
-/* The longest this thread stays parked without looking again: how long a
- * target whose program stopped driving, without sleeping, may go unserved. */
+/* How long this thread stays parked before it looks again: how long the
+ * program may stop driving, without sleeping, before this thread serves. */
 #define PARK_NS 1000000u
 
 static struct {
     pthread_t thread;
     int running;
-    int stop;         /* set by aos__ucx_thread_stop */
-    uint32_t drivers; /* program threads driving the worker in a wait */
-    uint32_t parked;  /* 1 while this thread is parked for drivers */
-    uint32_t turn;    /* futex word: bumped to send a parked thread back */
+    int stop;          /* set by aos__ucx_thread_stop */
+    uint32_t driven;   /* bumped by program threads' turns of the worker */
+    uint32_t sleepers; /* program threads asleep in the kernel */
+    uint32_t parked;   /* 1 while this thread is parked */
+    uint32_t turn;     /* futex word: bumped to send a parked thread back */
 } T;
 
 static _Thread_local int on_thread; /* 1 on this progress thread */
 
-void aos__ucx_drive_begin(void)
-{
-    if (!on_thread) /* seq_cst: pairs with park's check (see there) */
-        (void)aos__fetch_add_seq_cst(&T.drivers, 1);
-}
-
-void aos__ucx_drive_end(int to_sleep)
+void aos__ucx_driven(void)
 {
     if (on_thread)
         return;
-    /* seq_cst, with park's seq_cst store of parked and load of drivers:
-     * either park sees this decrement and does not sleep, or this load
-     * sees parked and bumps turn, which ends park's futex wait. */
-    if (aos__fetch_sub_seq_cst(&T.drivers, 1) == 1 && to_sleep &&
-        aos__load_seq_cst(&T.parked)) {
+    /* Relaxed load and store, not an atomic increment: a lost update between
+     * two program threads still changes the value, which is all the reader
+     * looks for. */
+    aos__store_relaxed(&T.driven, aos__load_relaxed(&T.driven) + 1);
+}
+
+void aos__ucx_sleep_begin(void)
+{
+    /* seq_cst, with park's seq_cst store of parked and load of sleepers:
+     * either park sees this sleeper and does not wait, or this load sees
+     * parked and bumps turn, which ends park's futex wait. */
+    if (aos__fetch_add_seq_cst(&T.sleepers, 1) == 0 && aos__load_seq_cst(&T.parked)) {
         (void)aos__fetch_add_seq_cst(&T.turn, 1);
         aos__futex_wake_one(&T.turn);
     }
 }
 
-/* Stands aside while program threads drive the worker, at most PARK_NS;
- * returns at once when none does. */
+void aos__ucx_sleep_end(void)
+{
+    (void)aos__fetch_sub_seq_cst(&T.sleepers, 1); /* seq_cst: as in sleep_begin */
+}
+
+/* Stands aside for at most PARK_NS; at once back when a program thread
+ * goes to sleep or the thread is stopped. */
 static void park(void)
 {
     aos__store_seq_cst(&T.parked, 1);
     uint32_t turn = aos__load_seq_cst(&T.turn);
-    if (aos__load_seq_cst(&T.drivers) != 0 && !aos__load_acquire(&T.stop))
+    if (aos__load_seq_cst(&T.sleepers) == 0 && !aos__load_acquire(&T.stop))
         aos__futex_wait(&T.turn, turn, PARK_NS);
     aos__store_relaxed(&T.parked, 0); /* relaxed: only saves wakes */
 }
@@ -70,10 +80,15 @@ static void *loop(void *arg)
 {
     (void)arg;
     on_thread = 1;
+    uint32_t seen = aos__load_relaxed(&T.driven);
     /* Acquire: pairs with the release in aos__ucx_thread_stop. */
     while (!aos__load_acquire(&T.stop)) {
-        /* Relaxed: a hint; park re-checks with seq_cst. */
-        if (aos__load_relaxed(&T.drivers) != 0) {
+        /* Relaxed: the program's turns need no order with this; a stale
+         * value costs one more park or one turn of contention. Sleepers are
+         * read seq_cst in park. */
+        uint32_t driven = aos__load_relaxed(&T.driven);
+        if (driven != seen && aos__load_relaxed(&T.sleepers) == 0) {
+            seen = driven;
             park();
             continue;
         }
@@ -105,7 +120,7 @@ static void *loop(void *arg)
 int aos__ucx_thread_start(void)
 {
     T.stop = 0;
-    T.drivers = 0;
+    T.sleepers = 0;
     T.parked = 0;
     if (pthread_create(&T.thread, NULL, loop, NULL) != 0)
         return AOS_ERR_NO_MEMORY;

@@ -26,6 +26,7 @@ int aos__ucx_status(ucs_status_t st, const char *what, int pe)
 
 unsigned aos__ucx_drive_once(void)
 {
+    aos__ucx_driven(); /* the progress thread stands aside meanwhile */
     unsigned n = ucp_worker_progress(U.worker);
     if (n != 0) /* peers whose writes this CPU applies send no wakes */
         aos__ucx_ring_all();
@@ -40,20 +41,29 @@ void aos__ucx_progress_idle(unsigned *idle)
         sched_yield();
 }
 
+/* Operations complete at issue between two turns of the worker taken by a
+ * program thread that issues them in a stream. */
+#define ISSUES_PER_TURN 8
+
+void aos__ucx_issued(void)
+{
+    static _Thread_local unsigned count;
+    if (++count % ISSUES_PER_TURN == 0)
+        (void)aos__ucx_drive_once();
+}
+
 int aos__ucx_wait(ucs_status_ptr_t req, const char *what, int pe)
 {
-    if (req == NULL)
+    if (req == NULL) {
+        aos__ucx_issued();
         return AOS_OK;
+    }
     if (UCS_PTR_IS_ERR(req))
         return aos__ucx_status(UCS_PTR_STATUS(req), what, pe);
-    ucs_status_t st = ucp_request_check_status(req);
-    if (st == UCS_INPROGRESS) {
-        unsigned idle = 0;
-        aos__ucx_drive_begin(); /* the progress thread stands aside meanwhile */
-        while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
-            aos__ucx_progress_idle(&idle);
-        aos__ucx_drive_end(0);
-    }
+    ucs_status_t st;
+    unsigned idle = 0;
+    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
+        aos__ucx_progress_idle(&idle);
     ucp_request_free(req);
     return aos__ucx_status(st, what, pe);
 }
@@ -302,8 +312,8 @@ const struct aos__transport aos__transport_net = {
     .put_signal = aos__ucx_put_signal,
     .amo = aos__ucx_amo,
     .progress = ucx_progress,
-    .drive_begin = aos__ucx_drive_begin,
-    .drive_end = aos__ucx_drive_end,
+    .sleep_begin = aos__ucx_sleep_begin,
+    .sleep_end = aos__ucx_sleep_end,
     .fence = aos__ucx_fence,
     .quiet = aos__ucx_quiet,
     .local_ptr = ucx_local_ptr,

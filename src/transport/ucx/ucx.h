@@ -68,12 +68,17 @@ int aos__ucx_status(ucs_status_t st, const char *what, int pe);
  * idle turns in a row (*idle counts them) yields the CPU each turn, which
  * the peer this waits for may need. */
 void aos__ucx_progress_idle(unsigned *idle);
-/* One turn of the worker on a program thread; rings my bell when it
+/* One turn of the worker; rings my bell when it
  * applied something (a peer's write may end a wait of mine). Non-zero
  * when it did. */
 unsigned aos__ucx_drive_once(void);
-/* Waits for a request (NULL: done already), driving the worker, and frees
- * it. */
+/* An operation completed at issue, without a turn of the worker: every few
+ * such, takes one anyway, so that a program issuing a stream drives the
+ * worker itself (its acknowledgements, peers' requests) and the progress
+ * thread can stand aside. */
+void aos__ucx_issued(void);
+/* Waits for a request (NULL: done already, aos__ucx_issued), driving the
+ * worker, and frees it. */
 int aos__ucx_wait(ucs_status_ptr_t req, const char *what, int pe);
 /* Flushes every earlier operation to pe (remote completion). */
 int aos__ucx_flush_peer(int pe);
@@ -136,9 +141,12 @@ int aos__ucx_target_applies(ucp_ep_h ep);
 /* thread.c */
 int aos__ucx_thread_start(void);
 void aos__ucx_thread_stop(void);
-/* The table's drive_begin/drive_end: a program thread drives the worker in
- * a loop, the progress thread stands aside meanwhile (no-ops on it). */
-void aos__ucx_drive_begin(void);
-void aos__ucx_drive_end(int to_sleep);
+/* A program thread drove the worker just now (no-op on the progress
+ * thread): the progress thread stands aside while that goes on. */
+void aos__ucx_driven(void);
+/* The table's sleep_begin/sleep_end: the progress thread serves while some
+ * program thread sleeps. */
+void aos__ucx_sleep_begin(void);
+void aos__ucx_sleep_end(void);
 
 #endif
