@@ -1,6 +1,9 @@
 /* aos-bench: the foundation's metrics over aos, for 2 PEs:
- *   pingpong    put payload + put flag, the peer waits on the flag and
- *               answers the same way; half round trip, 8 B - 4 KiB
+ *   pingpong    put payload (with an event), fence, blocking put of the flag;
+ *               the peer waits on the flag and answers the same way; half
+ *               round trip, 8 B - 4 KiB (OpenSHMEM's putmem, fence, p; UCP's
+ *               put, put, flush)
+ *   pingpong_blocking  the same with a blocking put of the payload too
  *   put_quiet   8-byte put then aos_quiet, per operation
  *   get         8-byte blocking get, per operation
  *   put_bw      puts of 4 KiB - 4 MiB sharing one event, then wait
@@ -24,6 +27,21 @@ static uint8_t *scratch;  /* private destination of the memcpy twin */
 static uint8_t *src;
 static aos_event_t *ev;
 
+static int blocking_payload; /* pingpong_blocking */
+
+/* The payload's put, then the flag's, ordered by a fence unless the
+ * payload's put is blocking. */
+static void put_payload_and_flag(size_t bytes, uint64_t want)
+{
+    if (blocking_payload) {
+        TRY(aos_putmem(peer, sym, src, bytes, NULL));
+    } else {
+        TRY(aos_putmem(peer, sym, src, bytes, ev));
+        TRY(aos_fence(peer));
+    }
+    TRY(aos_putmem(peer, flag, &want, sizeof want, NULL));
+}
+
 static double pingpong(size_t bytes, long iters)
 {
     static uint64_t base; /* flag values so far, the same on both PEs: reading the
@@ -33,16 +51,15 @@ static double pingpong(size_t bytes, long iters)
     for (long i = 1; i <= iters; i++) {
         uint64_t want = base + (uint64_t)i;
         if (me == 0) {
-            TRY(aos_putmem(peer, sym, src, bytes, NULL));
-            TRY(aos_putmem(peer, flag, &want, sizeof want, NULL));
+            put_payload_and_flag(bytes, want);
             TRY(aos_wait_until_u64(flag, AOS_CMP_GE, want));
         } else {
             TRY(aos_wait_until_u64(flag, AOS_CMP_GE, want));
-            TRY(aos_putmem(peer, sym, src, bytes, NULL));
-            TRY(aos_putmem(peer, flag, &want, sizeof want, NULL));
+            put_payload_and_flag(bytes, want);
         }
     }
     double t = bench_now() - t0;
+    TRY(aos_event_wait(ev));
     base += (uint64_t)iters;
     return t / (double)iters / 2.0;
 }
@@ -293,6 +310,15 @@ int main(int argc, char **argv)
     struct bench_target target = {
         .me = me, .has_memcpy = 1, .pingpong = pingpong, .timed = timed};
     bench_run_all(&target, scale);
+    blocking_payload = 1;
+    for (size_t b = 8; b <= 4096; b *= 2) {
+        double v[TRIALS];
+        long iters = (long)(20000 * scale) + 10;
+        for (int k = 0; k < TRIALS; k++)
+            v[k] = pingpong(b, iters);
+        if (me == 0)
+            bench_report("pingpong_blocking", b, bench_median(v, TRIALS) * 1e6, "us");
+    }
     notify_metrics(scale);
     queue_metrics(scale);
     rpc_metrics(scale);

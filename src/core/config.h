@@ -48,10 +48,10 @@
       "sizes) across the team before running it: a mismatch fails every member with "    \
       "AOS_ERR_INVALID and a message instead of hanging or giving wrong data; costs one " \
       "small exchange per collective; set it alike on every PE")                          \
-    X(net_wakes, "AOS_NET_WAKES", BOOL, "0", 0,                                             \
-      "send a wake message after each off-node write that may end a wait even where the " \
-      "target's CPU applies writes and wakes its own waiters (TCP); for testing the path " \
-      "that RDMA networks take")                                                          \
+    X(net_as_rdma, "AOS_NET_AS_RDMA", BOOL, "0", 0,                                         \
+      "treat every network peer as RDMA does: a wake message after each off-node write "  \
+      "that may end a wait, a flush to order an atomic or signal after puts, even where " \
+      "one TCP stream makes both needless; for testing the paths RDMA networks take")    \
     X(debug, "AOS_DEBUG", BOOL, "0", 0, "print start-up diagnostics to stderr")
 
 struct aos__config {

@@ -299,6 +299,23 @@ void aos__ucx_batch_add(int pe, aos_event_t *ev, int *rc)
     *rc = AOS_OK;
 }
 
+struct aos__ucx_batch aos__ucx_batch_take(int pe)
+{
+    pthread_mutex_lock(&U.lock);
+    struct aos__ucx_batch b = U.peers[pe].waiting;
+    U.peers[pe].waiting = (struct aos__ucx_batch){0};
+    pthread_mutex_unlock(&U.lock);
+    return b;
+}
+
+void aos__ucx_batch_complete(struct aos__ucx_batch *b)
+{
+    for (size_t i = 0; i < b->count; i++)
+        aos__event_complete_async(b->ev[i]);
+    free(b->ev);
+    *b = (struct aos__ucx_batch){0};
+}
+
 /* Starts a flush for every peer with events or wakes waiting. Under lock. */
 static void start_flushes(void)
 {
@@ -341,9 +358,7 @@ static int finish_flushes(void)
     int any = c != NULL;
     while (c != NULL) {
         struct flush_ctx *next = c->next;
-        for (size_t i = 0; i < c->batch.count; i++)
-            aos__event_complete_async(c->batch.ev[i]);
-        free(c->batch.ev);
+        aos__ucx_batch_complete(&c->batch);
         if (c->lo < c->hi)
             (void)aos__ucx_am(c->pe, AOS__UCX_WAKE, c->lo, c->hi, NULL, 0);
         pthread_mutex_lock(&U.lock);

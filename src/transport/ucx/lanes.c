@@ -1,24 +1,32 @@
-/* Which peers apply my writes with their own CPU. Over TCP (and wherever UCP
- * emulates puts and atomics with messages) the target's progress, on one of
- * its threads, copies each put into place and runs each atomic; it then rings
- * its own bell (aos__ucx_drive_once), so a wake message after the write
- * would only cost a send and a receive. Over RDMA the NIC writes and nobody
- * at the target sees it: there the writer must send the wake.
+/* What an endpoint's lanes tell about a peer (aos__ucx_lane_traits).
+ *
+ * Applied by its CPU: over TCP (and wherever UCP emulates puts and atomics
+ * with messages) the target's progress, on one of its threads, copies each
+ * put into place and runs each atomic; it then rings its own bell
+ * (aos__ucx_drive_once), so a wake message after the write would only cost
+ * a send and a receive. Over RDMA the NIC writes and nobody at the target
+ * sees it: there the writer must send the wake.
+ *
+ * Ordered: with one lane, and that lane TCP, every operation to the peer
+ * travels in one byte stream in the order UCP issued it (UCP queues what
+ * the socket cannot take yet behind what it holds), and the peer applies
+ * them in the order they arrive: a put is in place before a later atomic,
+ * message or get is looked at. No flush is needed to order them then.
  *
  * UCP has no query for an endpoint's transports in the versions we build
  * against, so this reads its printed configuration: one line per lane, such
  * as "lane[0]:  0:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] rma_bw#0 am ...".
- * Anything unexpected counts as RDMA (wakes are sent): the answer is only
- * ever used to skip work, never to do more. */
+ * Anything unexpected counts as RDMA: the answer is only ever used to skip
+ * work, never to do more. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "transport/ucx/ucx.h"
 
-/* One printed lane: 1 when it carries puts or atomics (rma, rma_bw, amo)
- * through a transport other than TCP, 0 when not, -1 when unreadable. */
-static int lane_writes_remotely(const char *line)
+/* One printed lane: its transport's name in *tl (n bytes), and whether it
+ * carries puts or atomics (rma, rma_bw, amo). -1 when unreadable. */
+static int read_lane(const char *line, const char **tl, size_t *n)
 {
     const char *at = strstr(line, "lane[");
     if (at == NULL || (at = strchr(at, ':')) == NULL)
@@ -28,15 +36,14 @@ static int lane_writes_remotely(const char *line)
     if (*at != ':')
         return -1;
     at++;
-    size_t n = strcspn(at, "/ ");
-    if (at[n] != '/')
+    *n = strcspn(at, "/ ");
+    if (at[*n] != '/')
         return -1;
-    int tcp = n == 3 && strncmp(at, "tcp", 3) == 0;
-    int writes = strstr(at, " rma") != NULL || strstr(at, " amo") != NULL;
-    return writes && !tcp;
+    *tl = at;
+    return strstr(at, " rma") != NULL || strstr(at, " amo") != NULL;
 }
 
-int aos__ucx_target_applies(ucp_ep_h ep)
+unsigned aos__ucx_lane_traits(ucp_ep_h ep)
 {
     char *text = NULL;
     size_t len = 0;
@@ -48,18 +55,29 @@ int aos__ucx_target_applies(ucp_ep_h ep)
         free(text);
         return 0;
     }
-    int lanes = 0, applies = 1;
+    int lanes = 0, tcp = 0, remote_writes = 0, unreadable = 0;
     for (char *line = text, *end; line != NULL && *line != '\0'; line = end) {
         end = strchr(line, '\n');
         if (end != NULL)
             *end++ = '\0';
         if (strstr(line, "lane[") == NULL)
             continue;
-        int r = lane_writes_remotely(line);
+        const char *tl = NULL;
+        size_t n = 0;
+        int writes = read_lane(line, &tl, &n);
         lanes++;
-        if (r != 0)
-            applies = 0;
+        int is_tcp = writes >= 0 && n == 3 && strncmp(tl, "tcp", 3) == 0;
+        tcp += is_tcp;
+        unreadable += writes < 0;
+        remote_writes += writes > 0 && !is_tcp;
     }
     free(text);
-    return lanes > 0 && applies;
+    if (lanes == 0 || unreadable != 0)
+        return 0;
+    unsigned traits = 0;
+    if (remote_writes == 0)
+        traits |= AOS__UCX_APPLIED_BY_CPU;
+    if (lanes == 1 && tcp == 1)
+        traits |= AOS__UCX_ORDERED;
+    return traits;
 }

@@ -9,7 +9,8 @@
  *
  * Ordering: UCP does not order an atomic after earlier puts on the network.
  * Each peer has an `unflushed` mark, set by puts and posted atomics; a
- * signal or an atomic to a marked peer first flushes it. */
+ * signal or an atomic to a marked peer first flushes it, unless the peer's
+ * one TCP stream orders them already (lanes.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,11 +26,18 @@ int aos__ucx_flush_peer(int pe)
     ucp_request_param_t none = {0};
     /* Relaxed: a hint set by this PE's own puts; a flush is always correct. */
     aos__store_relaxed(&U.peers[pe].unflushed, 0);
-    return aos__ucx_wait(ucp_ep_flush_nbx(U.peers[pe].ep, &none), "flushing", pe);
+    /* The events of puts issued before it complete with this flush, rather
+     * than with one more that settle would start for them. */
+    struct aos__ucx_batch covered = aos__ucx_batch_take(pe);
+    int rc = aos__ucx_wait(ucp_ep_flush_nbx(U.peers[pe].ep, &none), "flushing", pe);
+    aos__ucx_batch_complete(&covered); /* failed: the job is ending; nothing stays attached */
+    return rc;
 }
 
 int aos__ucx_order_after_puts(int pe)
 {
+    if (U.peers[pe].ordered)
+        return AOS_OK; /* one stream: applied after them anyway (lanes.c) */
     /* Relaxed: set by this thread's earlier puts (program order), or by
      * other threads' puts, which nothing orders before this call anyway. */
     if (aos__load_relaxed(&U.peers[pe].unflushed) & AOS__UCX_PUTS)
@@ -360,6 +368,10 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
 
 int aos__ucx_fence(int pe)
 {
+    /* One stream applies later operations after earlier ones anyway; their
+     * events complete with a later flush. */
+    if (U.peers[pe].ordered)
+        return AOS_OK;
     int rc = aos__ucx_flush_peer(pe);
     aos__ucx_settle(0);
     return rc;

@@ -108,10 +108,14 @@ static int connect_peers(const char *all, const size_t *offs)
         if (rc != AOS_OK)
             return rc;
         p->base = h.base;
-        p->target_applies = !aos__rt.cfg.net_wakes && aos__ucx_target_applies(p->ep);
-        aos__debug("PE %d: its writes %s", pe,
+        unsigned traits = aos__rt.cfg.net_as_rdma ? 0 : aos__ucx_lane_traits(p->ep);
+        p->target_applies = (traits & AOS__UCX_APPLIED_BY_CPU) != 0;
+        p->ordered = (traits & AOS__UCX_ORDERED) != 0;
+        aos__debug("PE %d: writes %s; operations %s", pe,
                    p->target_applies ? "applied by its CPU (no wake messages)"
-                                     : "may bypass its CPU (a wake message after each)");
+                                     : "may bypass its CPU (a wake message after each)",
+                   p->ordered ? "applied in issue order (no ordering flushes)"
+                              : "ordered by flushes");
         rc = aos__ucx_status(ucp_ep_rkey_unpack(p->ep, b + sizeof h + h.addr_len, &p->fixed),
                              "unpacking a remote key", pe);
         if (rc != AOS_OK)

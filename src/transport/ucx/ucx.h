@@ -38,6 +38,8 @@ struct aos__ucx_peer {
     uint32_t unflushed;         /* AOS__UCX_* bits: what may be outstanding (atomic) */
     int target_applies;         /* its CPU applies my writes and rings its own bell
                                  * (lanes.c): no wake messages; set at start */
+    int ordered;                /* it applies my operations in issue order
+                                 * (lanes.c): no flush to order them; set at start */
     /* Under lock: */
     struct aos__ucx_batch waiting; /* events of puts not yet covered by a flush */
     int flushing;               /* a flush for an earlier batch is under way */
@@ -127,16 +129,23 @@ void aos__ucx_drop_deferred(void);
 void aos__ucx_wake_later(int pe, uint64_t lo, uint64_t hi);
 /* ev completes with the next flush of pe; *rc AOS_OK or AOS_ERR_NO_MEMORY. */
 void aos__ucx_batch_add(int pe, aos_event_t *ev, int *rc);
+/* The events waiting for pe's next flush, taken by a flush about to start
+ * (they complete with it), and their completion. */
+struct aos__ucx_batch aos__ucx_batch_take(int pe);
+void aos__ucx_batch_complete(struct aos__ucx_batch *b);
 /* Wakes every sleeper of this PE (something arrived). */
 void aos__ucx_ring_all(void);
 /* Flushes and wakes what wake_later and put batches left (progress). */
 void aos__ucx_settle(int wait);
 
-/* lanes.c: 1 when every lane of ep that carries puts or atomics needs the
+/* lanes.c: what ep's lanes guarantee, AOS__UCX_* bits (none when it cannot
+ * tell). APPLIED_BY_CPU: every lane that carries puts or atomics needs the
  * target's CPU (TCP, or none: messages emulate them), so the target's own
- * progress sees every write; 0 when some may be written by a NIC alone, or
- * when it cannot tell. */
-int aos__ucx_target_applies(ucp_ep_h ep);
+ * progress sees every write. ORDERED: one TCP lane, so the target applies
+ * my operations in the order I issue them. */
+#define AOS__UCX_APPLIED_BY_CPU 1u
+#define AOS__UCX_ORDERED 2u
+unsigned aos__ucx_lane_traits(ucp_ep_h ep);
 
 /* thread.c */
 int aos__ucx_thread_start(void);
