@@ -1,7 +1,8 @@
 /* Data integrity of contiguous put and get, on segments and on symmetric
  * addresses, blocking and with events, for sizes from 0 B to 64 MiB and
  * unaligned offsets. Every PE writes to its right neighbour and reads from
- * its left one; the receiver checks every byte. */
+ * its left one; the receiver checks every byte. Then many gets from every
+ * PE in flight at once on one event. */
 #include <string.h>
 
 #include "../common/check.h"
@@ -89,6 +90,28 @@ int main(void)
     uint64_t count;
     CHECK_OK(aos_event_count(ev, &count));
     CHECK(count == 4 * NSIZES * NOFFS + 1); /* zero-length ops count too */
+
+    /* Many gets in flight at once, from every PE, sharing one event: each
+     * PE's heap block holds its own pattern; every piece read lands whole. */
+    enum { PIECES = 16, PIECE = 4099 };
+    pattern_fill(big, (size_t)PIECES * PIECE, 99u + (unsigned)me);
+    CHECK_OK(aos_barrier_all());
+    aos_event_t *many;
+    CHECK_OK(aos_event_create(&many));
+    for (int pe = 0; pe < n; pe++)
+        for (int k = 0; k < PIECES; k++)
+            CHECK_OK(aos_getmem(pe, dst + ((size_t)pe * PIECES + (size_t)k) * PIECE,
+                                big + (size_t)k * PIECE, PIECE, many));
+    CHECK_OK(aos_event_wait(many));
+    for (int pe = 0; pe < n; pe++) {
+        uint8_t want[PIECES * PIECE];
+        pattern_fill(want, sizeof want, 99u + (unsigned)pe);
+        CHECK(memcmp(dst + (size_t)pe * PIECES * PIECE, want, sizeof want) == 0);
+    }
+    CHECK_OK(aos_event_count(many, &count));
+    CHECK(count == (uint64_t)n * PIECES);
+    CHECK_OK(aos_event_destroy(many));
+    CHECK_OK(aos_barrier_all());
     aos_free(big);
     CHECK_OK(aos_event_destroy(ev));
     CHECK_OK(aos_seg_detach(theirs));

@@ -154,10 +154,70 @@ int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t 
     return rc != AOS_OK ? rc : finish_write(pe, off, off + len, ev);
 }
 
-/* Gets complete when their data is here; each waits, so gets from one
- * target are ordered. */
+/* A get in flight with an event. */
+struct get_ctx {
+    aos_event_t *ev;
+    int issued; /* written last by the issuing thread */
+};
+
+static void get_done(void *request, ucs_status_t st, void *user_data)
+{
+    (void)st; /* a failure ends the job (peer_loss.c); nothing stays attached */
+    struct get_ctx *c = user_data;
+    ucp_request_free(request);
+    /* Acquire: pairs with the release in get_posted; this may run on
+     * another thread than the one that filled c. */
+    (void)aos__load_acquire(&c->issued);
+    aos__event_complete_async(c->ev);
+    free(c);
+    /* Release: quiet's acquire of the count sees the data written. */
+    (void)aos__fetch_sub_release(&U.gets_in_flight, 1);
+}
+
+/* A get with an event from a peer whose one stream orders it after my
+ * earlier gets (lanes.c), when one key covers it: issued, and the event
+ * completed by UCP's callback once the data is here, so that gets to
+ * several peers, or many to one, are in flight together. AOS_ERR_AGAIN
+ * when it does not apply (the caller waits instead). */
+static int get_posted(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
+{
+    size_t n = len;
+    ucp_rkey_h rk;
+    uint64_t raddr;
+    if (!U.peers[pe].ordered || aos__ucx_remote(pe, off, &n, &rk, &raddr) != AOS_OK || n != len)
+        return AOS_ERR_AGAIN;
+    struct get_ctx *c = malloc(sizeof *c);
+    if (c == NULL)
+        return AOS_ERR_AGAIN;
+    *c = (struct get_ctx){.ev = ev};
+    ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                              UCP_OP_ATTR_FIELD_USER_DATA,
+                              .cb.send = get_done,
+                              .user_data = c};
+    aos__event_post(ev);
+    aos__store_release(&c->issued, 1); /* pairs with the acquire in get_done */
+    /* Relaxed: counted before it can complete; quiet waits for 0. */
+    (void)aos__fetch_add_relaxed(&U.gets_in_flight, 1);
+    ucs_status_ptr_t req = ucp_get_nbx(U.peers[pe].ep, dst, len, raddr, rk, &rp);
+    if (req != NULL && !UCS_PTR_IS_ERR(req)) {
+        aos__ucx_issued();
+        return AOS_OK; /* get_done completes it */
+    }
+    (void)aos__fetch_sub_release(&U.gets_in_flight, 1); /* no callback comes */
+    free(c);
+    aos__event_complete(ev);
+    return req == NULL ? AOS_OK : aos__ucx_status(UCS_PTR_STATUS(req), "get", pe);
+}
+
+/* Gets without an event complete when their data is here; each waits. Gets
+ * from one target are ordered: by that wait, or by the peer's one stream. */
 int aos__ucx_get(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
 {
+    if (ev != NULL) {
+        int prc = get_posted(dst, pe, off, len, ev);
+        if (prc != AOS_ERR_AGAIN)
+            return prc;
+    }
     int rc = get_pieces(dst, pe, off, len, NULL);
     if (rc == AOS_OK)
         aos__event_done_at_issue(ev);
@@ -391,10 +451,11 @@ int aos__ucx_quiet(void)
                 rc = frc;
         }
     }
-    /* Atomics with events: their results are written when their replies
-     * are handled, which a flush does not wait for. */
+    /* Atomics and gets with events: their results are written when their
+     * replies are handled, which a flush does not wait for. */
     unsigned idle = 0;
-    while (aos__load_acquire(&U.amos_in_flight) != 0) /* pairs with amo_done */
+    while (aos__load_acquire(&U.amos_in_flight) != 0 || /* pairs with amo_done */
+           aos__load_acquire(&U.gets_in_flight) != 0)   /* pairs with get_done */
         aos__ucx_progress_idle(&idle);
     aos__ucx_settle(1);
     return rc;

@@ -60,6 +60,7 @@ struct aos__ucx {
     pthread_mutex_t expose_lock;   /* registering my granules */
     pthread_mutex_t key_lock;      /* unpacking peers' granule keys */
     uint32_t amos_in_flight;       /* atomics with events not yet completed (atomic) */
+    uint32_t gets_in_flight;       /* gets with events not yet completed (atomic) */
 };
 
 extern struct aos__ucx aos__ucx;
