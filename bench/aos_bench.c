@@ -1,9 +1,10 @@
 /* aos-bench: the foundation's metrics over aos, for 2 PEs:
- *   pingpong    put payload (with an event), fence, blocking put of the flag;
- *               the peer waits on the flag and answers the same way; half
- *               round trip, 8 B - 4 KiB (OpenSHMEM's putmem, fence, p; UCP's
- *               put, put, flush)
- *   pingpong_blocking  the same with a blocking put of the payload too
+ *   pingpong    blocking put of the payload, blocking put of the flag; the
+ *               peer waits on the flag and answers the same way; half round
+ *               trip, 8 B - 4 KiB (MPI's put, flush, put, flush)
+ *   pingpong_fence  the same with the payload put with an event and a fence
+ *               before the flag (OpenSHMEM's putmem, fence, p; UCP's put,
+ *               put, flush)
  *   put_quiet   8-byte put then aos_quiet, per operation
  *   get         8-byte blocking get, per operation
  *   put_bw      puts of 4 KiB - 4 MiB sharing one event, then wait
@@ -27,7 +28,7 @@ static uint8_t *scratch;  /* private destination of the memcpy twin */
 static uint8_t *src;
 static aos_event_t *ev;
 
-static int blocking_payload; /* pingpong_blocking */
+static int blocking_payload = 1; /* 0: pingpong_fence */
 
 /* The payload's put, then the flag's, ordered by a fence unless the
  * payload's put is blocking. */
@@ -310,14 +311,14 @@ int main(int argc, char **argv)
     struct bench_target target = {
         .me = me, .has_memcpy = 1, .pingpong = pingpong, .timed = timed};
     bench_run_all(&target, scale);
-    blocking_payload = 1;
+    blocking_payload = 0;
     for (size_t b = 8; b <= 4096; b *= 2) {
         double v[TRIALS];
         long iters = (long)(20000 * scale) + 10;
         for (int k = 0; k < TRIALS; k++)
             v[k] = pingpong(b, iters);
         if (me == 0)
-            bench_report("pingpong_blocking", b, bench_median(v, TRIALS) * 1e6, "us");
+            bench_report("pingpong_fence", b, bench_median(v, TRIALS) * 1e6, "us");
     }
     notify_metrics(scale);
     queue_metrics(scale);
