@@ -312,14 +312,7 @@ int main(int argc, char **argv)
         .me = me, .has_memcpy = 1, .pingpong = pingpong, .timed = timed};
     bench_run_all(&target, scale);
     blocking_payload = 0;
-    for (size_t b = 8; b <= 4096; b *= 2) {
-        double v[TRIALS];
-        long iters = (long)(20000 * scale) + 10;
-        for (int k = 0; k < TRIALS; k++)
-            v[k] = pingpong(b, iters);
-        if (me == 0)
-            bench_report("pingpong_fence", b, bench_median(v, TRIALS) * 1e6, "us");
-    }
+    bench_pingpong_sweep(&target, "pingpong_fence", scale);
     notify_metrics(scale);
     queue_metrics(scale);
     rpc_metrics(scale);

@@ -76,18 +76,25 @@ static inline double bench_median_of(const struct bench_target *t, enum bench_op
     return bench_median(v, TRIALS);
 }
 
-/* Runs every metric and prints the CSV; scale < 1 shortens the runs. */
-static inline void bench_run_all(const struct bench_target *t, double scale)
+/* A ping-pong sweep, 8 B - 4 KiB, reported as `metric`. */
+static inline void bench_pingpong_sweep(const struct bench_target *t, const char *metric,
+                                        double scale)
 {
-    int report = t->me == 0;
     for (size_t b = 8; b <= 4096; b *= 2) {
         double v[TRIALS];
         long iters = (long)(20000 * scale) + 10;
         for (int k = 0; k < TRIALS; k++)
             v[k] = t->pingpong(b, iters);
-        if (report)
-            bench_report("pingpong", b, bench_median(v, TRIALS) * 1e6, "us");
+        if (t->me == 0)
+            bench_report(metric, b, bench_median(v, TRIALS) * 1e6, "us");
     }
+}
+
+/* Runs every metric and prints the CSV; scale < 1 shortens the runs. */
+static inline void bench_run_all(const struct bench_target *t, double scale)
+{
+    int report = t->me == 0;
+    bench_pingpong_sweep(t, "pingpong", scale);
     long n = (long)(200000 * scale) + 10;
     double s = bench_median_of(t, BENCH_PUT_QUIET, 8, n);
     if (report)

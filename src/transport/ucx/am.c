@@ -259,6 +259,13 @@ static void flush_done(void *request, ucs_status_t st, void *user_data)
                                         __ATOMIC_RELAXED)); /* pairs with settle's acquire */
 }
 
+int aos__ucx_wake_now(int pe, uint64_t lo, uint64_t hi)
+{
+    if (U.peers[pe].target_applies)
+        return AOS_OK; /* its own progress rings (lanes.c) */
+    return aos__ucx_am(pe, AOS__UCX_WAKE, lo, hi, NULL, 0);
+}
+
 void aos__ucx_wake_later(int pe, uint64_t lo, uint64_t hi)
 {
     struct aos__ucx_peer *p = &U.peers[pe];

@@ -143,9 +143,7 @@ static int finish_write(int pe, uint64_t lo, uint64_t hi, aos_event_t *ev)
         return AOS_OK;
     }
     int rc = aos__ucx_flush_peer(pe);
-    if (rc == AOS_OK && !U.peers[pe].target_applies)
-        rc = aos__ucx_am(pe, AOS__UCX_WAKE, lo, hi, NULL, 0);
-    return rc;
+    return rc != AOS_OK ? rc : aos__ucx_wake_now(pe, lo, hi);
 }
 
 int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
@@ -171,7 +169,7 @@ static void get_done(void *request, ucs_status_t st, void *user_data)
     aos__event_complete_async(c->ev);
     free(c);
     /* Release: quiet's acquire of the count sees the data written. */
-    (void)aos__fetch_sub_release(&U.gets_in_flight, 1);
+    (void)aos__fetch_sub_release(&U.replies_in_flight, 1);
 }
 
 /* A get with an event from a peer whose one stream orders it after my
@@ -197,13 +195,13 @@ static int get_posted(void *dst, int pe, uint64_t off, size_t len, aos_event_t *
     aos__event_post(ev);
     aos__store_release(&c->issued, 1); /* pairs with the acquire in get_done */
     /* Relaxed: counted before it can complete; quiet waits for 0. */
-    (void)aos__fetch_add_relaxed(&U.gets_in_flight, 1);
+    (void)aos__fetch_add_relaxed(&U.replies_in_flight, 1);
     ucs_status_ptr_t req = ucp_get_nbx(U.peers[pe].ep, dst, len, raddr, rk, &rp);
     if (req != NULL && !UCS_PTR_IS_ERR(req)) {
         aos__ucx_issued();
         return AOS_OK; /* get_done completes it */
     }
-    (void)aos__fetch_sub_release(&U.gets_in_flight, 1); /* no callback comes */
+    (void)aos__fetch_sub_release(&U.replies_in_flight, 1); /* no callback comes */
     free(c);
     aos__event_complete(ev);
     return req == NULL ? AOS_OK : aos__ucx_status(UCS_PTR_STATUS(req), "get", pe);
@@ -331,7 +329,7 @@ static void amo_done(void *request, ucs_status_t st, void *user_data)
     aos__event_complete_async(c->ev);
     free(c);
     /* Release: quiet's acquire of the count sees the result written. */
-    (void)aos__fetch_sub_release(&U.amos_in_flight, 1);
+    (void)aos__fetch_sub_release(&U.replies_in_flight, 1);
 }
 
 /* UCP's opcode for op; SET, CLEAR and READ become swaps and adds. */
@@ -389,10 +387,10 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
         aos__store_release(&c->issued, 1); /* pairs with the acquire in amo_done */
     }
     if (ev != NULL) /* relaxed: counted before it can complete; quiet waits for 0 */
-        (void)aos__fetch_add_relaxed(&U.amos_in_flight, 1);
+        (void)aos__fetch_add_relaxed(&U.replies_in_flight, 1);
     ucs_status_ptr_t req = ucp_atomic_op_nbx(U.peers[pe].ep, uop, &c->operand, 1, raddr, rk, &rp);
     if (ev != NULL && (req == NULL || UCS_PTR_IS_ERR(req)))
-        (void)aos__fetch_sub_release(&U.amos_in_flight, 1); /* no callback comes */
+        (void)aos__fetch_sub_release(&U.replies_in_flight, 1); /* no callback comes */
     if (ev != NULL && !UCS_PTR_IS_ERR(req)) {
         aos__ucx_issued();
         if (req == NULL) { /* done at once: no callback comes */
@@ -420,8 +418,7 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
         aos__ucx_wake_later(pe, off, off + width);
         return AOS_OK;
     }
-    return U.peers[pe].target_applies ? AOS_OK
-                                      : aos__ucx_am(pe, AOS__UCX_WAKE, off, off + width, NULL, 0);
+    return aos__ucx_wake_now(pe, off, off + width);
 }
 
 /* ---- ordering ------------------------------------------------------------- */
@@ -454,8 +451,8 @@ int aos__ucx_quiet(void)
     /* Atomics and gets with events: their results are written when their
      * replies are handled, which a flush does not wait for. */
     unsigned idle = 0;
-    while (aos__load_acquire(&U.amos_in_flight) != 0 || /* pairs with amo_done */
-           aos__load_acquire(&U.gets_in_flight) != 0)   /* pairs with get_done */
+    /* Acquire: pairs with the releases in amo_done and get_done. */
+    while (aos__load_acquire(&U.replies_in_flight) != 0)
         aos__ucx_progress_idle(&idle);
     aos__ucx_settle(1);
     return rc;

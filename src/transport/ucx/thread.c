@@ -92,13 +92,10 @@ static void *loop(void *arg)
             park();
             continue;
         }
-        unsigned done = 0, n;
-        while ((n = ucp_worker_progress(U.worker)) != 0)
-            done += n;
-        /* Networks that need this CPU (TCP) wrote into my arena just now:
-         * wake my sleepers at once rather than when the writer's wake comes. */
-        if (done != 0)
-            aos__ucx_ring_all();
+        /* Each turn that applied something rings my sleepers: on networks
+         * that need this CPU (TCP) no wake message follows the write. */
+        while (aos__ucx_drive_once() != 0)
+            ;
         aos__ucx_settle(0);
         ucs_status_t st = ucp_worker_arm(U.worker);
         if (st == UCS_ERR_BUSY)

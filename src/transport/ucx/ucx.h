@@ -59,8 +59,8 @@ struct aos__ucx {
     size_t granules;
     pthread_mutex_t expose_lock;   /* registering my granules */
     pthread_mutex_t key_lock;      /* unpacking peers' granule keys */
-    uint32_t amos_in_flight;       /* atomics with events not yet completed (atomic) */
-    uint32_t gets_in_flight;       /* gets with events not yet completed (atomic) */
+    uint32_t replies_in_flight;    /* atomics and gets with events whose UCP callback has
+                                    * not yet completed them (atomic) */
 };
 
 extern struct aos__ucx aos__ucx;
@@ -71,9 +71,9 @@ int aos__ucx_status(ucs_status_t st, const char *what, int pe);
  * idle turns in a row (*idle counts them) yields the CPU each turn, which
  * the peer this waits for may need. */
 void aos__ucx_progress_idle(unsigned *idle);
-/* One turn of the worker; rings my bell when it
- * applied something (a peer's write may end a wait of mine). Non-zero
- * when it did. */
+/* One turn of the worker, on any thread; rings my bell when it applied
+ * something (a peer's write may end a wait of mine). Non-zero when it
+ * did. */
 unsigned aos__ucx_drive_once(void);
 /* An operation completed at issue, without a turn of the worker: every few
  * such, takes one anyway, so that a program issuing a stream drives the
@@ -125,8 +125,11 @@ int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, cons
 int aos__ucx_core_am(int pe, unsigned id, const void *payload, size_t len);
 /* Frees deferred messages never sent (stop). */
 void aos__ucx_drop_deferred(void);
+/* [lo, hi) written at pe is visible there: wakes pe's sleepers watching it,
+ * with a message unless pe's own progress rings for its writes (lanes.c). */
+int aos__ucx_wake_now(int pe, uint64_t lo, uint64_t hi);
 /* Records [lo, hi) written at pe by an operation that completes later: the
- * wake goes after the flush that completes it. */
+ * wake goes after the flush that completes it (none where pe rings itself). */
 void aos__ucx_wake_later(int pe, uint64_t lo, uint64_t hi);
 /* ev completes with the next flush of pe; *rc AOS_OK or AOS_ERR_NO_MEMORY. */
 void aos__ucx_batch_add(int pe, aos_event_t *ev, int *rc);
