@@ -220,6 +220,10 @@ int aos_getmem_block(int pe, void *dst, const void *src, const aos_block_t *b,
 
 /* Orders my earlier operations to pe before my later ones. */
 int aos_fence(int pe);
+/* aos_fence for every PE at once: to each PE, my earlier operations before
+ * my later ones (nothing is ordered across PEs). Cheaper than aos_quiet
+ * where the network orders by itself: it waits for nothing there. */
+int aos_fence_all(void);
 /* Completes every operation I have issued. */
 int aos_quiet(void);
 /* Collective over all PEs: nobody leaves before everybody has arrived, and

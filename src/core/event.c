@@ -38,9 +38,29 @@ int aos_event_destroy(aos_event_t *ev)
     return AOS_OK;
 }
 
+_Thread_local __attribute__((tls_model("initial-exec"))) int aos__events_wanted;
+
 static int event_ready(const void *ctx)
 {
     return aos__event_is_complete(ctx);
+}
+
+/* aos__wait for events: this thread's progress completes lazy batches. */
+static int wait_events(int (*ready)(const void *), const void *ctx, uint64_t timeout_ns)
+{
+    int saved = aos__events_wanted;
+    aos__events_wanted = 1;
+    int rc = aos__wait(ready, ctx, timeout_ns, AOS__WATCH_ALL);
+    aos__events_wanted = saved;
+    return rc;
+}
+
+void aos__progress_completing(void)
+{
+    int saved = aos__events_wanted;
+    aos__events_wanted = 1;
+    aos__progress();
+    aos__events_wanted = saved;
 }
 
 int aos_event_wait(aos_event_t *ev)
@@ -48,7 +68,7 @@ int aos_event_wait(aos_event_t *ev)
     CHECK_EVENT(ev);
     if (!aos__rt.initialized)
         return aos__event_is_complete(ev) ? AOS_OK : AOS_ERR_NOT_INITIALIZED;
-    return aos__wait(event_ready, ev, AOS__FOREVER, AOS__WATCH_ALL);
+    return wait_events(event_ready, ev, AOS__FOREVER);
 }
 
 int aos_event_wait_timed(aos_event_t *ev, uint64_t timeout_ns)
@@ -56,7 +76,7 @@ int aos_event_wait_timed(aos_event_t *ev, uint64_t timeout_ns)
     CHECK_EVENT(ev);
     if (!aos__rt.initialized)
         return aos__event_is_complete(ev) ? AOS_OK : AOS_ERR_NOT_INITIALIZED;
-    return aos__wait(event_ready, ev, timeout_ns, AOS__WATCH_ALL);
+    return wait_events(event_ready, ev, timeout_ns);
 }
 
 int aos_event_test(aos_event_t *ev, int *done)
@@ -65,7 +85,7 @@ int aos_event_test(aos_event_t *ev, int *done)
     if (done == NULL)
         return AOS_ERR_NULL;
     if (aos__rt.initialized)
-        aos__progress();
+        aos__progress_completing();
     *done = aos__event_is_complete(ev);
     return AOS_OK;
 }
@@ -123,7 +143,7 @@ int aos_event_wait_all(aos_event_t *const *evs, size_t n)
     struct event_set s = {.evs = evs, .n = n};
     if (!aos__rt.initialized)
         return all_ready(&s) ? AOS_OK : AOS_ERR_NOT_INITIALIZED;
-    return aos__wait(all_ready, &s, AOS__FOREVER, AOS__WATCH_ALL);
+    return wait_events(all_ready, &s, AOS__FOREVER);
 }
 
 int aos_event_wait_any(aos_event_t *const *evs, size_t n, size_t *index)
@@ -140,7 +160,7 @@ int aos_event_wait_any(aos_event_t *const *evs, size_t n, size_t *index)
         if (!any_ready(&s))
             return AOS_ERR_NOT_INITIALIZED;
     } else {
-        rc = aos__wait(any_ready, &s, AOS__FOREVER, AOS__WATCH_ALL);
+        rc = wait_events(any_ready, &s, AOS__FOREVER);
         if (rc != AOS_OK)
             return rc;
     }

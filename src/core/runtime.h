@@ -103,6 +103,8 @@ static inline int aos__on_node(int pe)
 
 /* Operations over every transport in use (core/transports.c). */
 int aos__quiet_all(void);
+/* Fences every peer of every transport. */
+int aos__fence_all(void);
 void aos__progress_transports(void);
 /* A thread goes to sleep in the kernel until a write wakes it, and wakes
  * (the transport contract's sleep_begin/sleep_end). */

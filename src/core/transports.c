@@ -15,6 +15,17 @@ int aos__quiet_all(void)
     return rc;
 }
 
+int aos__fence_all(void)
+{
+    int rc = aos__transport_shm.fence_all();
+    if (aos__rt.net != NULL) {
+        int nrc = aos__rt.net->fence_all();
+        if (rc == AOS_OK)
+            rc = nrc;
+    }
+    return rc;
+}
+
 void aos__progress_transports(void)
 {
     (void)aos__transport_shm.progress();

@@ -43,7 +43,16 @@ void aos__bell_ring_mine(void);
  * deferred work and pending requests such as asynchronous dequeues. Called
  * by every wait; cheap when idle. */
 void aos__progress(void);
+/* aos__progress as an event test or aos_progress does it: with
+ * aos__events_wanted set (core/event.c). */
+void aos__progress_completing(void);
 
+/* Non-zero while this thread waits for or tests events, or calls
+ * aos_progress: a transport that completes the events of puts lazily (one
+ * network flush for many) completes them at this thread's progress now;
+ * other waits (for a word) may leave them for later (transport contract:
+ * progress). */
+extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__events_wanted;
 /* 1 on the progress thread, whose progress only serves RPCs: everything
  * else belongs to the program's threads. */
 extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__in_progress_thread;

@@ -279,6 +279,12 @@ int aos_fence(int pe)
     return aos__tp(pe)->fence(pe);
 }
 
+int aos_fence_all(void)
+{
+    AOS__CHECK_INIT();
+    return aos__fence_all();
+}
+
 int aos_quiet(void)
 {
     AOS__CHECK_INIT();

@@ -255,7 +255,7 @@ void aos__rpc_progress(void)
 int aos_progress(void)
 {
     AOS__CHECK_INIT();
-    aos__progress();
+    aos__progress_completing();
     return AOS_OK;
 }
 

@@ -1,19 +1,20 @@
 /* Ordering (fence, quiet), distributed locks, the deprecated cache calls. */
 #include "shmem/shmem_internal.h"
 
-/* Fence is implemented as quiet: completing every operation also orders
- * them, and on a node a put is complete when it returns anyway, so the
- * only cost is one full barrier and the deferred wakes. */
+/* Fence orders each PE's operations (aos_fence_all), which waits for
+ * nothing where the transport orders them itself: on a node (a put is
+ * complete when it returns) and on one TCP stream. Operations attach to
+ * the thread whatever their context, as for quiet. */
 void shmem_fence(void)
 {
-    shmem__quiet(__func__);
+    SHMEM__TRY(__func__, aos_fence_all());
 }
 
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     if (ctx == SHMEM_CTX_INVALID)
         return; /* OpenSHMEM 1.5: no operation on SHMEM_CTX_INVALID */
-    shmem__quiet(__func__);
+    SHMEM__TRY(__func__, aos_fence_all());
 }
 
 void shmem_quiet(void)

@@ -22,6 +22,8 @@
  *  - am_send is delivered after this PE's earlier puts to the target;
  *  - gets from one target are ordered;
  *  - fence(pe): earlier operations to pe are complete before later ones;
+ *    fence_all(): the same for every peer of this transport, each one's
+ *    earlier operations before its later ones (no order across peers);
  *    quiet(): every earlier operation of this PE to any of this transport's
  *    peers is complete.
  *
@@ -78,9 +80,13 @@ struct aos__transport {
     int (*amo)(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
                uint64_t compare, void *result, aos_event_t *ev);
     /* Advances deferred work (wakes, network completions); cheap when idle.
-     * Returns non-zero when it applied something for another PE (an
-     * operation or message that arrived), so that a waiter keeps spinning
-     * while traffic flows instead of going to sleep on it. */
+     * Events must complete at the progress of a thread with
+     * aos__events_wanted set (an event wait or test, aos_progress: see
+     * core/wait.h); other progress may leave a completion that costs a
+     * network round trip for later, but not for long. Returns non-zero when
+     * it applied something for another PE (an operation or message that
+     * arrived), so that a waiter keeps spinning while traffic flows instead
+     * of going to sleep on it. */
     int (*progress)(void);
     /* A thread of this PE goes to sleep in the kernel until a write wakes
      * it, and wakes. A transport whose own progress thread stands aside
@@ -90,6 +96,7 @@ struct aos__transport {
     void (*sleep_begin)(void);
     void (*sleep_end)(void);
     int (*fence)(int pe);
+    int (*fence_all)(void);
     int (*quiet)(void);
     /* A load/store pointer to pe's arena at off, or AOS_ERR_NOT_LOCAL. */
     int (*local_ptr)(int pe, uint64_t off, void **ptr);

@@ -22,6 +22,7 @@ static void check_uninitialized(void)
     CHECK_RC(aos_barrier_all(), AOS_ERR_NOT_INITIALIZED);
     CHECK_RC(aos_quiet(), AOS_ERR_NOT_INITIALIZED);
     CHECK_RC(aos_fence(0), AOS_ERR_NOT_INITIALIZED);
+    CHECK_RC(aos_fence_all(), AOS_ERR_NOT_INITIALIZED);
     CHECK_RC(aos_wait_until_u64(&w, AOS_CMP_EQ, 0), AOS_ERR_NOT_INITIALIZED);
     CHECK_RC(aos_node_pes(NULL, 0, &c), AOS_ERR_NOT_INITIALIZED);
     CHECK_RC(aos_finalize(), AOS_ERR_NOT_INITIALIZED);

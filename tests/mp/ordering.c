@@ -1,7 +1,8 @@
 /* Fence, quiet and blocking-put ordering. PE p sends rounds to PE p+1: data
  * first, then a flag; the receiver waits on the flag and checks every byte of
  * the data. Variants: blocking puts; non-blocking puts with an event and a
- * fence before the flag; non-blocking puts then quiet. Also ordered gets:
+ * fence before the flag; non-blocking puts then quiet; non-blocking puts
+ * to both neighbours and one aos_fence_all before the flag. Also ordered gets:
  * a get issued after another from the same segment sees no older data. */
 #include <string.h>
 
@@ -15,15 +16,16 @@ int main(void)
     CHECK_OK(aos_init());
     int me = aos_my_pe(), n = aos_n_pes();
     int right = (me + 1) % n, left = (me + n - 1) % n;
-    uint8_t *data = aos_calloc(3, LEN);
-    uint64_t *flag = aos_calloc(3, sizeof(uint64_t));
-    uint64_t *ack = aos_calloc(3, sizeof(uint64_t));
+    uint8_t *data = aos_calloc(4, LEN);
+    uint8_t *scratch = aos_calloc(1, LEN); /* written by the right neighbour, never read */
+    uint64_t *flag = aos_calloc(4, sizeof(uint64_t));
+    uint64_t *ack = aos_calloc(4, sizeof(uint64_t));
     uint8_t *src = malloc(LEN);
-    CHECK(data && flag && ack && src);
+    CHECK(data && scratch && flag && ack && src);
     aos_event_t *ev;
     CHECK_OK(aos_event_create(&ev));
 
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < 4; variant++) {
         uint8_t *d = data + (size_t)variant * LEN;
         /* the ring crosses nodes, where a round trip costs 100x: fewer rounds */
         uint64_t rounds = test_node_size(n) < n ? ROUNDS / 10 : ROUNDS;
@@ -39,9 +41,14 @@ int main(void)
                 CHECK_OK(aos_putmem(right, d + LEN / 2, src + LEN / 2, LEN / 2, ev));
                 CHECK_OK(aos_fence(right));
                 CHECK_OK(aos_putmem(right, &flag[variant], &r, sizeof r, ev));
-            } else {
+            } else if (variant == 2) {
                 CHECK_OK(aos_putmem(right, d, src, LEN, ev));
                 CHECK_OK(aos_quiet());
+                CHECK_OK(aos_putmem(right, &flag[variant], &r, sizeof r, ev));
+            } else {
+                CHECK_OK(aos_putmem(left, scratch, src, LEN, ev));
+                CHECK_OK(aos_putmem(right, d, src, LEN, ev));
+                CHECK_OK(aos_fence_all());
                 CHECK_OK(aos_putmem(right, &flag[variant], &r, sizeof r, ev));
             }
             /* receive round r from the left neighbour */
@@ -73,6 +80,7 @@ int main(void)
     free(src);
     aos_free(ack);
     aos_free(flag);
+    aos_free(scratch);
     aos_free(data);
     CHECK_OK(aos_finalize());
     return 0;

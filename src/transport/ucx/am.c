@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "arch/atomics.h"
+#include "arch/cpu.h"
 #include "core/am.h"
 #include "core/event.h"
 #include "core/runtime.h"
@@ -67,6 +68,20 @@ static void flag_pending(void)
     if (!aos__load_relaxed(&U.pending))
         aos__store_relaxed(&U.pending, 1);
 }
+
+/* The same for a batch, whose lazy time starts now unless one already
+ * waits. Under lock. */
+static void flag_batched(void)
+{
+    if (!aos__load_relaxed(&U.batched)) {
+        aos__store_relaxed(&U.batched_since, aos__now_ns());
+        aos__store_relaxed(&U.batched, 1);
+    }
+}
+
+/* Events of this many puts make a batch due at once: it is not left to
+ * grow while a program issues without ever waiting for them. */
+#define BATCH_DUE_COUNT 1024
 
 /* The word at off of my arena, 8-byte aligned: store v as SIGNAL does. */
 static void store_signal(uint64_t off, uint64_t v)
@@ -301,7 +316,9 @@ void aos__ucx_batch_add(int pe, aos_event_t *ev, int *rc)
         b->cap = cap;
     }
     b->ev[b->count++] = ev;
-    flag_pending();
+    flag_batched();
+    if (b->count >= BATCH_DUE_COUNT)
+        aos__store_relaxed(&U.batched_since, 0); /* due now */
     pthread_mutex_unlock(&U.lock);
     *rc = AOS_OK;
 }
@@ -323,23 +340,27 @@ void aos__ucx_batch_complete(struct aos__ucx_batch *b)
     *b = (struct aos__ucx_batch){0};
 }
 
-/* Starts a flush for every peer with events or wakes waiting. Under lock. */
-static void start_flushes(void)
+/* Starts a flush for every peer with a wake waiting, and with batches
+ * also for every peer with events waiting (a flush for a wake takes the
+ * peer's events along anyway). Under lock. */
+static void start_flushes(int batches)
 {
     /* Messages a handler deferred while settle was sending stay pending. */
     aos__store_relaxed(&U.pending, deferred_head != NULL);
+    if (batches)
+        aos__store_relaxed(&U.batched, 0); /* set again below for what stays */
     for (int pe = 0; pe < aos__rt.npes; pe++) {
         struct aos__ucx_peer *p = &U.peers[pe];
-        if (p->ep == NULL || (p->waiting.count == 0 && p->wake_lo == p->wake_hi))
+        int wake = p->wake_lo != p->wake_hi;
+        if (p->ep == NULL || !(wake || (batches && p->waiting.count != 0)))
             continue;
-        if (p->flushing) {
-            aos__store_relaxed(&U.pending, 1); /* after the one under way */
+        struct flush_ctx *c = p->flushing ? NULL : malloc(sizeof *c);
+        if (c == NULL) { /* after the flush under way, or out of memory: later */
+            if (wake)
+                aos__store_relaxed(&U.pending, 1);
+            if (p->waiting.count != 0)
+                flag_batched();
             continue;
-        }
-        struct flush_ctx *c = malloc(sizeof *c);
-        if (c == NULL) {
-            aos__store_relaxed(&U.pending, 1);
-            return;
         }
         *c = (struct flush_ctx){.pe = pe, .batch = p->waiting, .lo = p->wake_lo,
                                 .hi = p->wake_hi};
@@ -369,9 +390,12 @@ static int finish_flushes(void)
         if (c->lo < c->hi)
             (void)aos__ucx_am(c->pe, AOS__UCX_WAKE, c->lo, c->hi, NULL, 0);
         pthread_mutex_lock(&U.lock);
-        U.peers[c->pe].flushing = 0;
-        if (U.peers[c->pe].waiting.count != 0 || U.peers[c->pe].wake_lo != U.peers[c->pe].wake_hi)
+        struct aos__ucx_peer *p = &U.peers[c->pe];
+        p->flushing = 0;
+        if (p->wake_lo != p->wake_hi)
             aos__store_relaxed(&U.pending, 1);
+        if (p->waiting.count != 0)
+            flag_batched();
         pthread_mutex_unlock(&U.lock);
         free(c);
         c = next;
@@ -384,27 +408,42 @@ static int finish_flushes(void)
 static int outstanding(void)
 {
     pthread_mutex_lock(&U.lock);
-    int busy = aos__load_relaxed(&U.pending) || deferred_head != NULL;
+    int busy = aos__load_relaxed(&U.pending) || aos__load_relaxed(&U.batched) ||
+               deferred_head != NULL;
     for (int pe = 0; pe < aos__rt.npes && !busy; pe++)
         busy = U.peers[pe].flushing;
     pthread_mutex_unlock(&U.lock);
     return busy || aos__load_acquire(&finished) != NULL; /* pairs with flush_done */
 }
 
-void aos__ucx_settle(int wait)
+/* A batch waits and this settle flushes it: it is eager, or the batch
+ * has waited long enough. */
+static int batches_due(unsigned how)
 {
+    /* Relaxed: hints written under the lock; start_flushes looks again. */
+    if (!aos__load_relaxed(&U.batched))
+        return 0;
+    return (how & AOS__UCX_SETTLE_EAGER) ||
+           aos__now_ns() - aos__load_relaxed(&U.batched_since) >= AOS__UCX_BATCH_LAZY_NS;
+}
+
+void aos__ucx_settle(unsigned how)
+{
+    if (how & AOS__UCX_SETTLE_WAIT)
+        how |= AOS__UCX_SETTLE_EAGER;
     unsigned idle = 0;
     do {
+        int batches = batches_due(how);
         /* Relaxed: a hint; wake_later sets it under the lock, rechecked there. */
-        if (aos__load_relaxed(&U.pending)) {
+        if (aos__load_relaxed(&U.pending) || batches) {
             if (!in_handler)
                 send_deferred();
             pthread_mutex_lock(&U.lock);
-            start_flushes();
+            start_flushes(batches);
             pthread_mutex_unlock(&U.lock);
         }
         finish_flushes();
-        if (!wait || !outstanding())
+        if (!(how & AOS__UCX_SETTLE_WAIT) || !outstanding())
             return;
         aos__ucx_progress_idle(&idle);
     } while (1);

@@ -434,6 +434,24 @@ int aos__ucx_fence(int pe)
     return rc;
 }
 
+int aos__ucx_fence_all(void)
+{
+    int rc = AOS_OK, flushed = 0;
+    for (int pe = 0; pe < aos__rt.npes; pe++) {
+        struct aos__ucx_peer *p = &U.peers[pe];
+        /* Relaxed: see aos__ucx_order_after_puts. */
+        if (p->ep == NULL || p->ordered || !aos__load_relaxed(&p->unflushed))
+            continue;
+        int frc = aos__ucx_flush_peer(pe);
+        if (rc == AOS_OK)
+            rc = frc;
+        flushed = 1;
+    }
+    if (flushed)
+        aos__ucx_settle(0);
+    return rc;
+}
+
 /* Blocking operations are complete when they return: only peers that puts
  * with events or posted atomics left unflushed need a flush (a round trip
  * each), and those events' batches then complete. */
@@ -454,6 +472,6 @@ int aos__ucx_quiet(void)
     /* Acquire: pairs with the releases in amo_done and get_done. */
     while (aos__load_acquire(&U.replies_in_flight) != 0)
         aos__ucx_progress_idle(&idle);
-    aos__ucx_settle(1);
+    aos__ucx_settle(AOS__UCX_SETTLE_WAIT);
     return rc;
 }

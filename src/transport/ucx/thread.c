@@ -96,7 +96,7 @@ static void *loop(void *arg)
          * that need this CPU (TCP) no wake message follows the write. */
         while (aos__ucx_drive_once() != 0)
             ;
-        aos__ucx_settle(0);
+        aos__ucx_settle(AOS__UCX_SETTLE_EAGER); /* events polled by a program that computes */
         ucs_status_t st = ucp_worker_arm(U.worker);
         if (st == UCS_ERR_BUSY)
             continue; /* events came in meanwhile: progress again */

@@ -10,6 +10,7 @@
 #include "core/bootstrap.h"
 #include "core/peer_loss.h"
 #include "core/runtime.h"
+#include "core/wait.h"
 #include "transport/ucx/ucx.h"
 
 struct aos__ucx aos__ucx;
@@ -292,7 +293,7 @@ static void ucx_thread_stop(void)
 static int ucx_progress(void)
 {
     unsigned n = aos__ucx_drive_once();
-    aos__ucx_settle(0);
+    aos__ucx_settle(aos__events_wanted ? AOS__UCX_SETTLE_EAGER : 0);
     return n != 0;
 }
 
@@ -319,6 +320,7 @@ const struct aos__transport aos__transport_net = {
     .sleep_begin = aos__ucx_sleep_begin,
     .sleep_end = aos__ucx_sleep_end,
     .fence = aos__ucx_fence,
+    .fence_all = aos__ucx_fence_all,
     .quiet = aos__ucx_quiet,
     .local_ptr = ucx_local_ptr,
     .expose = aos__ucx_expose,

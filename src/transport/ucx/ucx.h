@@ -52,8 +52,11 @@ struct aos__ucx {
     int efd;                       /* the worker's event descriptor */
     struct aos__ucx_peer *peers;   /* npes entries */
     pthread_mutex_t lock;
-    int pending;                   /* peers with a batch or a wake to send: written under
-                                    * lock, read without as a hint (relaxed atomics) */
+    int pending;                   /* peers with a wake to send, or deferred messages:
+                                    * written under lock, read without as a hint
+                                    * (relaxed atomics) */
+    int batched;                   /* peers with a batch waiting: as pending */
+    uint64_t batched_since;        /* when batched last became set (ns): as pending */
     ucp_mem_h fixed_mem;           /* my fixed part, registered at start */
     ucp_mem_h *granule_mem;        /* my granules, registered when exposed */
     size_t granules;
@@ -104,6 +107,7 @@ int aos__ucx_am_put_signal(int pe, uint64_t off, const void *src, size_t len, ui
 int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
                  uint64_t compare, void *result, aos_event_t *ev);
 int aos__ucx_fence(int pe);
+int aos__ucx_fence_all(void);
 int aos__ucx_quiet(void);
 
 /* keys.c */
@@ -139,8 +143,16 @@ struct aos__ucx_batch aos__ucx_batch_take(int pe);
 void aos__ucx_batch_complete(struct aos__ucx_batch *b);
 /* Wakes every sleeper of this PE (something arrived). */
 void aos__ucx_ring_all(void);
-/* Flushes and wakes what wake_later and put batches left (progress). */
-void aos__ucx_settle(int wait);
+/* Flushes and wakes what wake_later and put batches left. A flush for
+ * batches alone is started only when SETTLE_EAGER (a thread waits for or
+ * tests events, quiet, the progress thread) or when a batch has waited
+ * AOS__UCX_BATCH_LAZY_NS: a thread that only waits for words (a ping-pong)
+ * then sends no flush of its own per round. SETTLE_WAIT: returns once
+ * every flush it started is done. */
+#define AOS__UCX_SETTLE_EAGER 1u
+#define AOS__UCX_SETTLE_WAIT 2u
+#define AOS__UCX_BATCH_LAZY_NS 1000000u
+void aos__ucx_settle(unsigned how);
 
 /* lanes.c: what ep's lanes guarantee, AOS__UCX_* bits (none when it cannot
  * tell). APPLIED_BY_CPU: every lane that carries puts or atomics needs the
