@@ -111,6 +111,17 @@ static int show_launch(void)
             printf("  host %d: %d PEs (first PE %d, pid %ld)\n", h, n, first,
                    (long)rt->peers[first].pid);
         }
+        /* Clusters of PE 0's host (under PMIx the only ones it learns). */
+        int clusters = 0;
+        for (int pe = 0; pe < rt->npes; pe++) {
+            int seen = rt->peers[pe].host != rt->peers[0].host;
+            for (int q = 0; q < pe && !seen; q++)
+                seen = rt->peers[q].host == rt->peers[0].host &&
+                       rt->peers[q].cluster == rt->peers[pe].cluster;
+            clusters += !seen;
+        }
+        printf("  host %d: %d cluster%s (PEs sharing a last-level cache)\n", rt->peers[0].host,
+               clusters, clusters == 1 ? "" : "s");
         int local = 0;
         for (int pe = 0; pe < rt->npes; pe++)
             local += rt->peers[pe].tp == rt->peers[0].tp;

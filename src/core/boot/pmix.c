@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/boot/cache_domain.h"
 #include "core/boot/node_share.h"
 #include "core/bootstrap.h"
 
@@ -260,8 +261,9 @@ static int find_hosts(const struct aos__runtime *rt, int *host)
     return rc;
 }
 
-/* Every PE's hello (pid and layout) through the store, checked. */
-static int gather_hellos(struct aos__runtime *rt, pid_t *pid)
+/* Every PE's hello (pid and layout) through the store, checked, and the
+ * clusters of the PEs of my host. */
+static int gather_hellos(struct aos__runtime *rt, const int *host, pid_t *pid)
 {
     for (int pe = 0; pe < rt->npes; pe++) {
         struct aos__boot_hello h;
@@ -278,7 +280,13 @@ static int gather_hellos(struct aos__runtime *rt, pid_t *pid)
             return rc;
         pid[pe] = (pid_t)h.pid;
         rt->peers[pe].pid = (pid_t)h.pid;
-        rt->peers[pe].cluster = 0; /* no binding known: one cache domain per host */
+        int32_t cluster = 0; /* another host's: only ever compared on its host */
+        if (host[pe] == host[rt->me]) {
+            rc = get_exact(rt->me, pe, "aos.cluster", &cluster, sizeof cluster);
+            if (rc != AOS_OK)
+                return rc;
+        }
+        rt->peers[pe].cluster = cluster;
     }
     return AOS_OK;
 }
@@ -324,6 +332,11 @@ static int pmix_exchange(struct aos__runtime *rt, int *peer_fds)
     struct aos__boot_hello mine = aos__boot_my_hello(rt);
     if (rc == AOS_OK)
         rc = put_blob(rt->me, PMIX_GLOBAL, "aos.hello", &mine, sizeof mine);
+    /* The launcher bound me (or not); my host's PEs learn where. 0: not
+     * inside one last-level cache, so with every such PE of the host. */
+    int32_t cluster = aos__cache_domain_mine();
+    if (rc == AOS_OK)
+        rc = put_blob(rt->me, PMIX_LOCAL, "aos.cluster", &cluster, sizeof cluster);
     if (rc == AOS_OK && PMIx_Commit() != PMIX_SUCCESS)
         rc = pmix_failed(rt->me, "commit", PMIX_ERROR);
     /* Every PE takes part in the fence, even one that failed above: the
@@ -332,7 +345,7 @@ static int pmix_exchange(struct aos__runtime *rt, int *peer_fds)
     if (rc == AOS_OK)
         rc = frc;
     if (rc == AOS_OK)
-        rc = gather_hellos(rt, pid);
+        rc = gather_hellos(rt, host, pid);
     if (rc == AOS_OK)
         aos__boot_place(rt, host);
     if (lfd >= 0) {
