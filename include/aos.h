@@ -354,8 +354,10 @@ int aos_dequeue_async(aos_queue_t *q, void *item, aos_event_t *ev);
  * been read, when the notification arrives. Notifications travel in a
  * lane per (sender, owner) pair, 64 in flight; when it is full the sender
  * waits until the owner progresses (push-back), nothing is dropped. Both
- * calls complete before they return (ev, if given, is complete too). The
- * owner may be on any node. */
+ * calls complete before they return, except a put with an event to an
+ * owner on another node: it returns once src may be reused, and ev
+ * completes when the data is visible (as for aos_put). The owner may be on
+ * any node. */
 int aos_put_notify(aos_seg_t *seg, size_t offset, const void *src, size_t len, uint32_t tag,
                    aos_event_t *ev);
 int aos_get_notify(void *dst, aos_seg_t *seg, size_t offset, size_t len, uint32_t tag,

@@ -317,10 +317,15 @@ void aos__ucx_batch_add(int pe, aos_event_t *ev, int *rc)
     }
     b->ev[b->count++] = ev;
     flag_batched();
-    if (b->count >= BATCH_DUE_COUNT)
+    int due = b->count >= BATCH_DUE_COUNT;
+    if (due)
         aos__store_relaxed(&U.batched_since, 0); /* due now */
     pthread_mutex_unlock(&U.lock);
     *rc = AOS_OK;
+    /* A program that streams puts without waiting calls no settle of its
+     * own; inside a handler the next settle outside it does this. */
+    if (due && !in_handler)
+        aos__ucx_settle(0);
 }
 
 struct aos__ucx_batch aos__ucx_batch_take(int pe)

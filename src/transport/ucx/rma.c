@@ -21,26 +21,77 @@
 
 #define U aos__ucx
 
+/* A flush by aos__ucx_flush_peer and the events it covers. */
+struct peer_flush {
+    struct aos__ucx_batch covered;
+    ucs_status_t status;
+    int done; /* set last, by peer_flush_done */
+};
+
+/* The covered events complete here, in UCP's callback, which may run on
+ * another thread; quiet waits for every flush under way, so that events
+ * another thread's flush took are complete when it returns. */
+static void peer_flush_done(void *request, ucs_status_t st, void *user_data)
+{
+    struct peer_flush *f = user_data;
+    if (request != NULL)
+        ucp_request_free(request);
+    f->status = st;
+    int any = f->covered.count != 0;
+    aos__ucx_batch_complete(&f->covered); /* failed: the job is ending; nothing stays */
+    if (any) /* a thread of mine may sleep waiting for one of them */
+        aos__ucx_ring_all();
+    aos__store_release(&f->done, 1); /* pairs with the acquire in aos__ucx_flush_peer */
+}
+
 int aos__ucx_flush_peer(int pe)
 {
-    ucp_request_param_t none = {0};
-    /* Relaxed: a hint set by this PE's own puts; a flush is always correct. */
-    aos__store_relaxed(&U.peers[pe].unflushed, 0);
+    struct aos__ucx_peer *p = &U.peers[pe];
+    /* Counted before the mark is cleared, so that a thread that finds the
+     * mark clear knows a flush may still be under way (may_be_outstanding);
+     * relaxed: the release store below publishes it. */
+    (void)aos__fetch_add_relaxed(&p->flushes_in_flight, 1);
+    aos__store_release(&p->unflushed, 0); /* pairs with may_be_outstanding */
     /* The events of puts issued before it complete with this flush, rather
      * than with one more that settle would start for them. */
-    struct aos__ucx_batch covered = aos__ucx_batch_take(pe);
-    int rc = aos__ucx_wait(ucp_ep_flush_nbx(U.peers[pe].ep, &none), "flushing", pe);
-    aos__ucx_batch_complete(&covered); /* failed: the job is ending; nothing stays attached */
-    return rc;
+    struct peer_flush f = {.covered = aos__ucx_batch_take(pe)};
+    ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                              UCP_OP_ATTR_FIELD_USER_DATA,
+                              .cb.send = peer_flush_done,
+                              .user_data = &f};
+    ucs_status_ptr_t req = ucp_ep_flush_nbx(p->ep, &rp);
+    if (req == NULL || UCS_PTR_IS_ERR(req)) { /* no callback comes */
+        peer_flush_done(NULL, req == NULL ? UCS_OK : UCS_PTR_STATUS(req), &f);
+        if (req == NULL)
+            aos__ucx_issued();
+    }
+    unsigned idle = 0;
+    while (!aos__load_acquire(&f.done)) /* pairs with the release in peer_flush_done */
+        aos__ucx_progress_idle(&idle);
+    /* Release: whoever sees the count drop sees the flush done. */
+    (void)aos__fetch_sub_release(&p->flushes_in_flight, 1);
+    return aos__ucx_status(f.status, "flushing", pe);
+}
+
+/* Operations of kinds `what` (AOS__UCX_* bits) issued to pe before this
+ * call, by this thread or one it synchronised with, may not be complete:
+ * the mark is set, or another thread cleared it for a flush that has not
+ * finished yet. */
+static int may_be_outstanding(const struct aos__ucx_peer *p, uint32_t what)
+{
+    /* Acquire: pairs with the release store in aos__ucx_flush_peer, after
+     * its count went up. Marks set by this thread's own earlier operations
+     * are seen in program order. */
+    if (aos__load_acquire(&p->unflushed) & what)
+        return 1;
+    return aos__load_acquire(&p->flushes_in_flight) != 0; /* pairs with the release above */
 }
 
 int aos__ucx_order_after_puts(int pe)
 {
     if (U.peers[pe].ordered)
         return AOS_OK; /* one stream: applied after them anyway (lanes.c) */
-    /* Relaxed: set by this thread's earlier puts (program order), or by
-     * other threads' puts, which nothing orders before this call anyway. */
-    if (aos__load_relaxed(&U.peers[pe].unflushed) & AOS__UCX_PUTS)
+    if (may_be_outstanding(&U.peers[pe], AOS__UCX_PUTS))
         return aos__ucx_flush_peer(pe);
     return AOS_OK;
 }
@@ -434,13 +485,15 @@ int aos__ucx_fence(int pe)
     return rc;
 }
 
+/* fence for every peer: a flush of each one that is not on one ordered
+ * stream, whatever the marks say (a fetching atomic with an event leaves
+ * none, and must still be applied before later operations). */
 int aos__ucx_fence_all(void)
 {
     int rc = AOS_OK, flushed = 0;
     for (int pe = 0; pe < aos__rt.npes; pe++) {
         struct aos__ucx_peer *p = &U.peers[pe];
-        /* Relaxed: see aos__ucx_order_after_puts. */
-        if (p->ep == NULL || p->ordered || !aos__load_relaxed(&p->unflushed))
+        if (p->ep == NULL || p->ordered)
             continue;
         int frc = aos__ucx_flush_peer(pe);
         if (rc == AOS_OK)
@@ -459,17 +512,22 @@ int aos__ucx_quiet(void)
 {
     int rc = AOS_OK;
     for (int pe = 0; pe < aos__rt.npes; pe++) {
-        /* Relaxed: see aos__ucx_order_after_puts. */
-        if (U.peers[pe].ep != NULL && aos__load_relaxed(&U.peers[pe].unflushed)) {
+        if (U.peers[pe].ep != NULL &&
+            may_be_outstanding(&U.peers[pe], AOS__UCX_PUTS | AOS__UCX_POSTED)) {
             int frc = aos__ucx_flush_peer(pe);
             if (rc == AOS_OK)
                 rc = frc;
         }
     }
-    /* Atomics and gets with events: their results are written when their
-     * replies are handled, which a flush does not wait for. */
+    /* Flushes other threads started (even before mine) may still hold
+     * events of my operations: they complete when those flushes end. */
     unsigned idle = 0;
-    /* Acquire: pairs with the releases in amo_done and get_done. */
+    for (int pe = 0; pe < aos__rt.npes; pe++)
+        while (aos__load_acquire(&U.peers[pe].flushes_in_flight) != 0) /* see flush_peer */
+            aos__ucx_progress_idle(&idle);
+    /* Atomics and gets with events: their results are written when their
+     * replies are handled, which a flush does not wait for. Acquire: pairs
+     * with the releases in amo_done and get_done. */
     while (aos__load_acquire(&U.replies_in_flight) != 0)
         aos__ucx_progress_idle(&idle);
     aos__ucx_settle(AOS__UCX_SETTLE_WAIT);

@@ -36,6 +36,7 @@ struct aos__ucx_peer {
     ucp_rkey_h fixed;           /* its arena's fixed part [0, heap_off) */
     ucp_rkey_h *granules;       /* its granules' keys, unpacked on first use */
     uint32_t unflushed;         /* AOS__UCX_* bits: what may be outstanding (atomic) */
+    uint32_t flushes_in_flight; /* aos__ucx_flush_peer calls not yet done (atomic) */
     int target_applies;         /* its CPU applies my writes and rings its own bell
                                  * (lanes.c): no wake messages; set at start */
     int ordered;                /* it applies my operations in issue order
