@@ -4,26 +4,28 @@
 #include "core/runtime.h"
 #include "core/wait.h"
 
-int aos__quiet_all(void)
+/* shm_op, then net_op (NULL: no network transport in use); the first
+ * failure. */
+static int on_both(int (*shm_op)(void), int (*net_op)(void))
 {
-    int rc = aos__transport_shm.quiet();
-    if (aos__rt.net != NULL) {
-        int nrc = aos__rt.net->quiet();
+    int rc = shm_op();
+    if (net_op != NULL) {
+        int nrc = net_op();
         if (rc == AOS_OK)
             rc = nrc;
     }
     return rc;
 }
 
+int aos__quiet_all(void)
+{
+    return on_both(aos__transport_shm.quiet, aos__rt.net != NULL ? aos__rt.net->quiet : NULL);
+}
+
 int aos__fence_all(void)
 {
-    int rc = aos__transport_shm.fence_all();
-    if (aos__rt.net != NULL) {
-        int nrc = aos__rt.net->fence_all();
-        if (rc == AOS_OK)
-            rc = nrc;
-    }
-    return rc;
+    return on_both(aos__transport_shm.fence_all,
+                   aos__rt.net != NULL ? aos__rt.net->fence_all : NULL);
 }
 
 void aos__progress_transports(void)

@@ -93,11 +93,6 @@ static int none_fence(int pe)
     return AOS_OK;
 }
 
-static int none_fence_all(void)
-{
-    return AOS_OK;
-}
-
 static int none_quiet(void)
 {
     return AOS_OK;
@@ -138,7 +133,7 @@ const struct aos__transport aos__transport_net = {
     .sleep_begin = none_sleep_begin,
     .sleep_end = none_sleep_end,
     .fence = none_fence,
-    .fence_all = none_fence_all,
+    .fence_all = none_quiet, /* no peers: nothing to order */
     .quiet = none_quiet,
     .local_ptr = none_local_ptr,
     .expose = none_expose,

@@ -19,11 +19,11 @@
  *
  * An argument limits the run to one kind of operation: rma, queue, notify
  * or rpc (default: all at once). */
-#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 
 #include "../common/check.h"
+#include "../common/threads.h"
 
 #define THREADS 8
 #define MAXPES 16
@@ -310,11 +310,7 @@ int main(int argc, char **argv)
         next_queue = my_queue;
     CHECK_OK(aos_seg_attach(next, NKEY, &next_nseg));
 
-    pthread_t th[THREADS];
-    for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0);
-    for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_join(th[t], NULL) == 0);
+    test_run_threads(THREADS, worker);
     CHECK_OK(aos_barrier_all());
 
     if (do_rma) {

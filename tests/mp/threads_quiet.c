@@ -4,9 +4,8 @@
  * quiet the thread's own event must be complete, even when another
  * thread's flush of the same peer was still under way when it looked;
  * after a barrier every PE checks every word it was sent. */
-#include <pthread.h>
-
 #include "../common/check.h"
+#include "../common/threads.h"
 
 #define THREADS 4
 #define ROUNDS 200
@@ -59,11 +58,7 @@ int main(void)
     n = aos_n_pes();
     inbox = aos_calloc((size_t)n * WORDS, sizeof(uint64_t));
     CHECK(inbox != NULL);
-    pthread_t th[THREADS];
-    for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0);
-    for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_join(th[t], NULL) == 0);
+    test_run_threads(THREADS, worker);
     CHECK_OK(aos_barrier_all());
     for (int s = 0; s < n; s++)
         for (int t = 0; s != me && t < THREADS; t++)
