@@ -63,6 +63,11 @@ void aos__progress_completing(void)
     aos__events_wanted = saved;
 }
 
+int aos__event_wait(aos_event_t *ev)
+{
+    return wait_events(event_ready, ev, AOS__FOREVER);
+}
+
 int aos_event_wait(aos_event_t *ev)
 {
     CHECK_EVENT(ev);

@@ -73,4 +73,9 @@ static inline int aos__event_is_complete(const aos_event_t *ev)
     return done == aos__load_relaxed(&ev->posted); /* only the issuing thread posts */
 }
 
+/* aos_event_wait for the library's own events (one on the caller's stack:
+ * struct aos_event e = {.magic = AOS__EVENT_MAGIC}), from an initialised
+ * PE. */
+int aos__event_wait(aos_event_t *ev);
+
 #endif

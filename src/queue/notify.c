@@ -373,7 +373,11 @@ static void on_note(int src, const void *payload, size_t len)
 /* notified() for a target on another node: the data by the transport, then
  * the slot's contents in a message, which the transport delivers after the
  * data (transport.h); flow control is the lane's own: claim waits for the
- * target's acks, which come as signals into my arena. */
+ * target's acks, which come as signals into my arena. A put without an
+ * event is still issued with one, of its own, waited for after the message
+ * is sent: where the network applies them in issue order the notification
+ * leaves at once behind the data and the put's completion round trip
+ * overlaps it, instead of holding it back. */
 static int notified_remote(int is_put, void *local, aos_seg_t *seg, uint64_t off, size_t len,
                            uint32_t tag, aos_event_t *ev)
 {
@@ -383,10 +387,12 @@ static int notified_remote(int is_put, void *local, aos_seg_t *seg, uint64_t off
     if (rc != AOS_OK)
         return rc;
     uint32_t segment = seg->index;
-    int data_rc = AOS_OK, ev_attached = 0;
+    struct aos_event own = {.magic = AOS__EVENT_MAGIC};
+    aos_event_t *put_ev = ev != NULL ? ev : &own;
+    int data_rc = AOS_OK, put_attached = 0;
     if (len != 0 && is_put) {
-        data_rc = aos__tp(target)->put(target, off, local, len, ev);
-        ev_attached = data_rc == AOS_OK && ev != NULL;
+        data_rc = aos__tp(target)->put(target, off, local, len, put_ev);
+        put_attached = data_rc == AOS_OK;
     } else if (len != 0) {
         data_rc = aos__get_at(local, target, off, len, NULL);
     }
@@ -396,9 +402,14 @@ static int notified_remote(int is_put, void *local, aos_seg_t *seg, uint64_t off
                          .body = (uint64_t)tag | (uint64_t)segment << 32,
                          .pub = (uint32_t)(pos + 1) | (uint64_t)(uint32_t)seg->state << 32};
     rc = aos__tp(target)->am_send(target, AOS__AM_NOTE, &m, sizeof m);
+    if (put_attached && put_ev == &own) {
+        /* Even when the message failed: the transport holds `own` until then. */
+        int wait_rc = aos__event_wait(&own);
+        rc = rc != AOS_OK ? rc : wait_rc;
+    }
     if (data_rc != AOS_OK)
         return data_rc;
-    if (rc == AOS_OK && !ev_attached)
+    if (rc == AOS_OK && !put_attached)
         aos__event_done_at_issue(ev);
     return rc;
 }
