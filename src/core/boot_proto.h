@@ -35,6 +35,7 @@ struct aos__boot_hello {
     uint64_t static_len;
     uint64_t heap_off;
     uint64_t heap_size;
+    uint64_t machine; /* the kernel it runs under (aos__boot_machine_id), 0 unknown */
 };
 
 struct aos__boot_peer {

@@ -58,6 +58,20 @@ void aos__bootstrap_stop(struct aos__runtime *rt, int finalized)
     rt->boot = NULL;
 }
 
+uint64_t aos__boot_machine_id(void)
+{
+    char id[64];
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f == NULL)
+        return 0;
+    size_t n = fread(id, 1, sizeof id, f);
+    fclose(f);
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (size_t i = 0; i < n && id[i] != '\n'; i++)
+        h = (h ^ (unsigned char)id[i]) * 0x100000001b3ull;
+    return n == 0 || h == 0 ? 0 : h;
+}
+
 struct aos__boot_hello aos__boot_my_hello(const struct aos__runtime *rt)
 {
     return (struct aos__boot_hello){.magic = AOS__BOOT_MAGIC,
@@ -66,7 +80,8 @@ struct aos__boot_hello aos__boot_my_hello(const struct aos__runtime *rt)
                                     .arena_size = rt->arena_size,
                                     .static_len = rt->static_len,
                                     .heap_off = rt->heap_off,
-                                    .heap_size = rt->heap_size};
+                                    .heap_size = rt->heap_size,
+                                    .machine = rt->machine};
 }
 
 int aos__boot_check_layout(const struct aos__runtime *rt, int pe,

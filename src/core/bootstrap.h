@@ -60,7 +60,13 @@ int aos__bootstrap_barrier(struct aos__runtime *rt);
 void aos__bootstrap_global_exit(struct aos__runtime *rt, int status);
 void aos__bootstrap_stop(struct aos__runtime *rt, int finalized);
 
-/* For the backends. The hello a PE gives the others: its pid and layout. */
+/* The kernel this process runs under: a hash of its boot id, the same for
+ * every "host" that is a container or network namespace of one machine,
+ * whose PEs then share its CPUs; 0 when unknown. */
+uint64_t aos__boot_machine_id(void);
+
+/* For the backends. The hello a PE gives the others: its pid, layout and
+ * machine (rt->machine). */
 struct aos__boot_hello aos__boot_my_hello(const struct aos__runtime *rt);
 
 /* AOS_ERR_BOOTSTRAP, saying so, when pe's layout (hello h) differs from

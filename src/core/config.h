@@ -15,10 +15,11 @@
       "address space reserved for the segments each PE creates with aos_seg_create")       \
     X(spin_count, "AOS_SPIN_COUNT", UINT, "2000", 0,                                       \
       "polls of a waited-on word before a waiter starts yielding the CPU (unset: "         \
-      "20 when the node's PEs outnumber its CPUs, so spinning does not starve them)")      \
+      "20 when the PEs sharing the machine's CPUs outnumber them, so spinning does not "  \
+      "starve them)")                                                                     \
     X(yield_count, "AOS_YIELD_COUNT", UINT, "20", 0,                                       \
       "sched_yield calls before a waiter sleeps in the kernel until a writer wakes it "    \
-      "(unset: 50 when the node's PEs outnumber its CPUs)")                                \
+      "(unset: 50 when the PEs sharing the machine's CPUs outnumber them)")               \
     X(sleep_us, "AOS_SLEEP_US", UINT, "2000", 1,                                           \
       "longest single kernel sleep of a waiter before it looks again (writers normally "   \
       "wake it sooner)")                                                                   \

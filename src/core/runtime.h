@@ -20,6 +20,7 @@ struct aos__peer {
     int node;                          /* node index (0 on a single node) */
     int host;                          /* the host it runs on (nodes without AOS_NODE_SIZE) */
     pid_t pid;
+    uint64_t machine;                  /* the kernel it runs under (bootstrap.h), 0 unknown */
 };
 
 /* A buffer whose pages aos_seg_create_from moved into the arena. */
@@ -38,6 +39,8 @@ struct aos__host_info {
     int host;       /* mine, 0 .. hosts-1 */
     int local_rank; /* my index among the PEs of my host, in rank order */
     int local_size; /* PEs on my host */
+    int machine_size; /* PEs sharing my CPUs: my host's, and those of hosts
+                       * under the same kernel (containers, namespaces) */
 };
 
 struct aos__runtime {
@@ -65,6 +68,7 @@ struct aos__runtime {
     char *my_base;  /* == peers[me].base */
     const struct aos__boot *boot; /* core/bootstrap.h; NULL when not running */
     struct aos__host_info host;
+    uint64_t machine; /* aos__boot_machine_id(), in my hellos */
 
     struct aos__range_alloc heap;     /* symmetric heap, same calls on every PE */
     struct aos__range_alloc segspace; /* owner-private segment memory */

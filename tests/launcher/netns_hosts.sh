@@ -7,7 +7,8 @@
 # skipped (exit 77).
 #
 # usage: netns_hosts.sh run AOSRUN K PROG [ARGS...]   PROG at K PEs per host
-#        netns_hosts.sh failures AOSRUN VICTIM        the failure cases
+#        netns_hosts.sh failures AOSRUN VICTIM AOS_INFO   the failure cases
+#                                                     (and what aos-info sees)
 #
 # The namespaces and their clean-up: netns_lib.sh. A tag in the environment
 # of every process the run starts tells them from anyone else's, and none
@@ -31,7 +32,7 @@ if [ "$mode" = run ]; then
 fi
 
 [ "$mode" = failures ] || { echo "usage: $0 run|failures AOSRUN ..."; exit 2; }
-VICTIM=$1
+VICTIM=$1 AOS_INFO=$2
 hosts="$nsA:2,$nsB:2"
 
 # run NAME EXPECTED_STATUS MAX_SECONDS PATTERN -- aosrun args...
@@ -83,6 +84,11 @@ daemon_b() {
     done
 }
 
+# The two hosts are one machine (one kernel): their 4 PEs share its CPUs,
+# and waits adapt to that as on one host (core/runtime.c).
+run info 0 60 "" -- --hosts "$hosts" --rsh "$RSH" "$AOS_INFO" --launch
+grep -q "^  PE 0's machine: 4 PEs share its" "$out/info.out" ||
+    fail "info: the 2 hosts' PEs are not counted as one machine's: $(cat "$out/info.out")"
 # PE output comes to the root's stdout, from both hosts.
 run ranks 0 60 "" -- --hosts "$hosts" --rsh "$RSH" "$VICTIM" ranks
 for r in 0 1 2 3; do

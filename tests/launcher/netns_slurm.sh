@@ -158,6 +158,8 @@ failures)
     job info 0 60 "bootstrap pmix, 2 hosts" 2 "$AOS_INFO" --launch
     grep -q "PE 0 reaches 2 PEs (itself included) through shm, 2 through ucx" "$out/info.out" ||
         fail "info: not 2 PEs by shm and 2 by ucx: $(cat "$out/info.out")"
+    grep -q "^  PE 0's machine: 4 PEs share its" "$out/info.out" ||
+        fail "info: the 2 hosts' PEs are not counted as one machine's: $(cat "$out/info.out")"
     job ranks 0 60 "" 2 "$VICTIM" ranks
     for r in 0 1 2 3; do
         grep -q "^rank $r of 4 node 2 " "$out/ranks.out" ||

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "aos.h"
 #include "core/bootstrap.h"
@@ -122,6 +123,10 @@ static int show_launch(void)
         }
         printf("  host %d: %d cluster%s (PEs sharing a last-level cache)\n", rt->peers[0].host,
                clusters, clusters == 1 ? "" : "s");
+        printf("  PE 0's machine: %d PEs share its %ld CPUs (waits spin %llu polls, then "
+               "yield %llu times)\n",
+               rt->host.machine_size, sysconf(_SC_NPROCESSORS_ONLN),
+               (unsigned long long)rt->cfg.spin_count, (unsigned long long)rt->cfg.yield_count);
         int local = 0;
         for (int pe = 0; pe < rt->npes; pe++)
             local += rt->peers[pe].tp == rt->peers[0].tp;

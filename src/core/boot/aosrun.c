@@ -157,6 +157,7 @@ static int aosrun_exchange(struct aos__runtime *rt, int *peer_fds)
             rc = aos__boot_check_layout(rt, pe, h);
         }
         rt->peers[pe].pid = (pid_t)h->pid;
+        rt->peers[pe].machine = h->machine;
         rt->peers[pe].cluster = peers[pe].cluster;
         host[pe] = peers[pe].node;
     }

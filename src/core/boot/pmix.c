@@ -280,6 +280,7 @@ static int gather_hellos(struct aos__runtime *rt, const int *host, pid_t *pid)
             return rc;
         pid[pe] = (pid_t)h.pid;
         rt->peers[pe].pid = (pid_t)h.pid;
+        rt->peers[pe].machine = h.machine;
         int32_t cluster = 0; /* another host's: only ever compared on its host */
         if (host[pe] == host[rt->me]) {
             rc = get_exact(rt->me, pe, "aos.cluster", &cluster, sizeof cluster);
