@@ -240,30 +240,72 @@ static void plan_for(aos_team_t *t, size_t nbytes, int root)
 }
 
 /* A broadcast this small pushes the data to children on other nodes with
- * its announcement (put_signal, one message) once a child has entered it:
- * before, the child's dest may still be in use. Larger ones announce each
- * chunk and the child gets it; then the parent waits for its ack before
- * its buffer may change. */
+ * its announcement (put_signal, one message); larger ones announce each
+ * chunk and the child gets it, and the parent waits for its ack before its
+ * buffer may change. A pushed child tells its parent it has entered (its
+ * enter word), and the data goes into its dest only once it has. The
+ * smallest (staged) go instead into one of the child's two staging
+ * buffers, by parity, which the child copies to dest: the parent needs the
+ * child to have entered the staged broadcast before, not this one (it is
+ * done with the buffer of the one before that), so a stream of them does
+ * not wait a message from the child each. That evidence is in my slot only
+ * when the child's parent then was me; for a child that was not mine in
+ * the last staged broadcast, the parent waits for this broadcast's entry,
+ * as for pushed ones. */
 static int pushed(size_t nbytes)
 {
     return nbytes <= AOS__PUT_SIGNAL_MAX;
 }
 
+static int staged(size_t nbytes)
+{
+    return nbytes <= AOS__BCAST_STAGE_BYTES;
+}
+
+/* Where a pushed broadcast's data goes at a child. */
+static uint64_t push_off(const aos_team_t *t, size_t nbytes, uint64_t dest_off)
+{
+    return staged(nbytes) ? aos__slot_off(t->slot) + AOS__SLOT_STAGE(aos__rt.npes, t->push.parity)
+                          : dest_off;
+}
+
+/* Sets t->push for a broadcast of nbytes at base, with its tree built. */
+static void plan_push(aos_team_t *t, size_t nbytes, uint64_t base)
+{
+    const struct aos__tree *tr = &t->tree;
+    int stage = staged(nbytes);
+    for (int i = 0; i < tr->nchildren; i++) {
+        int before = 0;
+        for (int j = 0; stage && j < t->push.nprev; j++)
+            before |= t->push.prev[j] == tr->children[i];
+        /* Entered the last staged broadcast, as my child: see above. */
+        t->push.after[i] = before ? t->push.last_base + 1 : base + 1;
+    }
+    if (!stage)
+        return;
+    t->push.nprev = 0;
+    for (int i = 0; i < tr->nchildren; i++)
+        if (t->node[tr->children[i]] != t->node[t->me])
+            t->push.prev[t->push.nprev++] = tr->children[i];
+    t->push.last_base = base;
+    t->push.parity = (int)(t->push.staged++ & 1);
+}
+
 /* Announces chunks up to `value` to my children; with `data` (all of it is
  * in, and the broadcast is small), pushes it to those on other nodes. */
 static int signal_children(const aos_team_t *t, uint64_t value, const char *data,
-                           uint64_t dest_off, size_t nbytes, uint64_t base)
+                           uint64_t dest_off, size_t nbytes)
 {
     for (int i = 0; i < t->tree.nchildren; i++) {
         int c = t->tree.children[i], rc;
         if (pushed(nbytes) && t->node[c] != t->node[t->me]) {
             if (data == NULL)
                 continue;
-            rc = aos__team_wait(t, AOS__SLOT_ENTER(c), base + 1);
+            rc = aos__team_wait(t, AOS__SLOT_ENTER(c), t->push.after[i]);
             if (rc == AOS_OK) {
                 int pe = t->pes[c];
                 aos__coll_count_net();
-                rc = aos__tp(pe)->put_signal(pe, dest_off, data, nbytes,
+                rc = aos__tp(pe)->put_signal(pe, push_off(t, nbytes, dest_off), data, nbytes,
                                              aos__slot_off(t->slot) + AOS__SLOT_DOWN(t->me),
                                              value);
             }
@@ -340,10 +382,12 @@ static int receive(aos_team_t *t, char *dest, uint64_t from_off, uint64_t dest_o
     int far = t->node[tr->parent] != t->node[t->me];
     if (far && pushed(nbytes)) {
         int rc = aos__team_signal(t, tr->parent, AOS__SLOT_ENTER(t->me), base + 1);
-        if (rc == AOS_OK) /* the data is in dest with the announcement */
+        if (rc == AOS_OK) /* the data is in dest, or staged, with the announcement */
             rc = aos__team_wait(t, AOS__SLOT_DOWN(tr->parent), base + nchunks);
+        if (rc == AOS_OK && staged(nbytes))
+            memcpy(dest, aos__rt.my_base + push_off(t, nbytes, dest_off), nbytes);
         if (rc == AOS_OK)
-            rc = signal_children(t, base + nchunks, dest, dest_off, nbytes, base);
+            rc = signal_children(t, base + nchunks, dest, dest_off, nbytes);
         if (rc == AOS_OK && help && tr->nleaves > 0)
             rc = push_shares(t, dest, dest_off, nbytes, chunk, base, 0, nchunks);
         return rc; /* (and no ack: my parent does not wait for one) */
@@ -373,7 +417,7 @@ static int receive(aos_team_t *t, char *dest, uint64_t from_off, uint64_t dest_o
         }
         if (rc == AOS_OK)
             rc = signal_children(t, ready, ready == base + nchunks ? dest : NULL, dest_off,
-                                 nbytes, base);
+                                 nbytes);
         if (rc == AOS_OK && help && tr->nleaves > 0)
             rc = push_shares(t, dest, dest_off, nbytes, chunk, base, done - base, ready - base);
         if (rc != AOS_OK)
@@ -413,9 +457,10 @@ int aos_broadcast(aos_team_t *team, void *dest, const void *source, size_t nbyte
     uint64_t nchunks = (nbytes + chunk - 1) / chunk;
     uint64_t base = team->seq;
     team->seq += nchunks;
+    plan_push(team, nbytes, base);
     int help = team->plan.help;
     if (team->me == root) {
-        rc = signal_children(team, base + nchunks, source, dest_off, nbytes, base);
+        rc = signal_children(team, base + nchunks, source, dest_off, nbytes);
         if (rc == AOS_OK && help && team->tree.nleaves > 0)
             rc = push_shares(team, source, dest_off, nbytes, chunk, base, 0, nchunks);
         if (rc == AOS_OK && dest != source)

@@ -32,7 +32,8 @@
 #define AOS__HELP_MIN_BYTES (4u << 10)
 
 /* A slot: the barrier's round words, then four words per team rank, then the
- * exchange entries [2][npes] (two parities). */
+ * exchange entries [2][npes] (two parities), then the broadcast staging
+ * buffers [2] (two parities). */
 struct aos__slot_head {
     struct aos__line_word round[AOS__MAX_BARRIER_ROUNDS]; /* barrier round r */
 };
@@ -60,10 +61,20 @@ struct aos__xchg_entry {
 _Static_assert(sizeof(struct aos__xchg_entry) == AOS__XCHG_BYTES + AOS__LINE, "entry lines");
 _Static_assert(offsetof(struct aos__xchg_entry, seq) % AOS__LINE == 0, "seq on its own line");
 
+/* Where a parent on another node puts a small broadcast's data for me
+ * without waiting for me to enter the broadcast (my dest may still be in
+ * use then): coll/broadcast.c. */
+#define AOS__BCAST_STAGE_BYTES 1024
+struct aos__bcast_stage {
+    unsigned char data[AOS__BCAST_STAGE_BYTES];
+};
+_Static_assert(sizeof(struct aos__bcast_stage) % AOS__LINE == 0, "stage lines");
+
 static inline uint64_t aos__slot_size(int npes)
 {
     return sizeof(struct aos__slot_head) + (uint64_t)npes * sizeof(struct aos__slot_rank) +
-           2u * (uint64_t)npes * sizeof(struct aos__xchg_entry);
+           2u * (uint64_t)npes * sizeof(struct aos__xchg_entry) +
+           2u * sizeof(struct aos__bcast_stage);
 }
 
 /* Byte offsets inside a slot. */
@@ -76,6 +87,8 @@ static inline uint64_t aos__slot_size(int npes)
 #define AOS__SLOT_ENTRY(npes, parity, rank)                                                \
     (sizeof(struct aos__slot_head) + (size_t)(npes) * sizeof(struct aos__slot_rank) +      \
      ((size_t)(parity) * (size_t)(npes) + (size_t)(rank)) * sizeof(struct aos__xchg_entry))
+#define AOS__SLOT_STAGE(npes, parity)                                                      \
+    (AOS__SLOT_ENTRY(npes, 2, 0) + (size_t)(parity) * sizeof(struct aos__bcast_stage))
 
 /* The broadcast tree around one PE for one root (see team.c). */
 struct aos__tree {
@@ -111,6 +124,14 @@ struct aos_team {
     int predefined;  /* world/node/cluster: not destroyed by the user */
     int net;         /* some member is on another node: data moves by get and put */
     struct aos__tree tree; /* cached for the last root and plan */
+    struct {               /* broadcasts pushed across nodes (coll/broadcast.c) */
+        uint64_t staged;    /* staged ones so far: their parity */
+        uint64_t last_base; /* the last staged one's base */
+        int prev[3 * AOS__MAX_FANOUT]; /* and my children on other nodes in it */
+        int nprev;
+        uint64_t after[3 * AOS__MAX_FANOUT]; /* this one: child i's enter word before my push */
+        int parity;         /* this one: staging buffer */
+    } push;
     size_t plan_bytes;     /* the size `plan` was made for; 0 none */
     unsigned plan_model;   /* and the model generation */
     struct aos__bcast_plan plan;

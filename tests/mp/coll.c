@@ -8,6 +8,7 @@
  * gets its error on every PE. */
 #include <complex.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/check.h"
 
@@ -201,6 +202,32 @@ static void test_broadcast(aos_team_t *team, const size_t *sizes, size_t nsizes)
     }
 }
 
+/* A stream of small broadcasts from one root, then another: across nodes
+ * the smallest are staged at the children, whose parent pushes broadcast
+ * i + 1 once they have entered broadcast i (coll/broadcast.c). Every
+ * member scribbles over dst as soon as it has checked it, and some pause
+ * at random, so a parent running ahead would show as torn data. Sizes
+ * cross the staging bound (1024) and the push bound. */
+static void test_broadcast_stream(aos_team_t *team)
+{
+    static const size_t sizes[] = {8, 1024, 1, 1025, 700, 65536, 64};
+    int me = aos_team_my_pe(team), n = aos_team_n_pes(team);
+    unsigned rnd = 12345u + (unsigned)me * 7919u;
+    for (int i = 0; i < 240; i++) {
+        int root = (i / 40 + (i / 40 % 2) * (n / 2)) % n; /* runs of 40 per root */
+        size_t len = sizes[(size_t)i % (sizeof sizes / sizeof sizes[0])];
+        unsigned seed = (unsigned)i * 131u + 7u;
+        pattern_fill(src, len, seed + (unsigned)me); /* only the root's counts */
+        CHECK_OK(aos_broadcast(team, dst, src, len, root));
+        CHECK(pattern_check(dst, len, seed + (unsigned)root) == len);
+        memset(dst, 0xee, len);
+        rnd = rnd * 1103515245u + 12345u;
+        if ((rnd >> 16) % 8 == 0)
+            usleep((rnd >> 20) % 300);
+    }
+    CHECK_OK(aos_team_sync(team));
+}
+
 static void test_gathers(aos_team_t *team, const size_t *sizes, size_t nsizes)
 {
     int me = aos_team_my_pe(team), n = aos_team_n_pes(team);
@@ -299,6 +326,7 @@ static void test_team(aos_team_t *team, int full)
     sizes[8] = BIG + 3;
     test_errors(team);
     test_broadcast(team, sizes, full ? 9 : 6);
+    test_broadcast_stream(team);
     test_gathers(team, gather_sizes, full ? 7 : 5);
     test_reductions(team, full);
     CHECK_OK(aos_team_barrier(team));
