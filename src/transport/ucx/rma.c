@@ -203,24 +203,54 @@ int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t 
     return rc != AOS_OK ? rc : finish_write(pe, off, off + len, ev);
 }
 
-/* A get in flight with an event. */
-struct get_ctx {
+/* A get or an atomic with an event, in flight: UCP's callback completes
+ * it, maybe on another thread than the issuing one. The first member of
+ * its malloc'd context. */
+struct reply {
     aos_event_t *ev;
     int issued; /* written last by the issuing thread */
 };
 
+/* Before the operation is issued: ev counts it, and so does quiet. */
+static void reply_expect(struct reply *r, aos_event_t *ev)
+{
+    r->ev = ev;
+    aos__event_post(ev);
+    aos__store_release(&r->issued, 1); /* pairs with the acquire in reply_received */
+    /* Relaxed: counted before it can complete; quiet waits for 0. */
+    (void)aos__fetch_add_relaxed(&U.replies_in_flight, 1);
+}
+
+/* In UCP's callback, first: the issuing thread's stores to the context
+ * are visible from here on. */
+static void reply_received(void *request, struct reply *r)
+{
+    ucp_request_free(request); /* freed before completion, it would get no callback */
+    (void)aos__load_acquire(&r->issued); /* pairs with the release in reply_expect */
+}
+
+/* Last: completes the event and frees the context (r heads it). */
+static void reply_done(struct reply *r)
+{
+    aos__event_complete_async(r->ev);
+    free(r);
+    /* Release: quiet's acquire of the count sees the data or result written. */
+    (void)aos__fetch_sub_release(&U.replies_in_flight, 1);
+}
+
+/* The operation completed at issue or failed: no callback comes. */
+static void reply_unexpect(struct reply *r)
+{
+    (void)aos__fetch_sub_release(&U.replies_in_flight, 1);
+    aos__event_complete(r->ev);
+    free(r);
+}
+
 static void get_done(void *request, ucs_status_t st, void *user_data)
 {
     (void)st; /* a failure ends the job (peer_loss.c); nothing stays attached */
-    struct get_ctx *c = user_data;
-    ucp_request_free(request);
-    /* Acquire: pairs with the release in get_posted; this may run on
-     * another thread than the one that filled c. */
-    (void)aos__load_acquire(&c->issued);
-    aos__event_complete_async(c->ev);
-    free(c);
-    /* Release: quiet's acquire of the count sees the data written. */
-    (void)aos__fetch_sub_release(&U.replies_in_flight, 1);
+    reply_received(request, user_data);
+    reply_done(user_data);
 }
 
 /* A get with an event from a peer whose one stream orders it after my
@@ -235,26 +265,20 @@ static int get_posted(void *dst, int pe, uint64_t off, size_t len, aos_event_t *
     uint64_t raddr;
     if (!U.peers[pe].ordered || aos__ucx_remote(pe, off, &n, &rk, &raddr) != AOS_OK || n != len)
         return AOS_ERR_AGAIN;
-    struct get_ctx *c = malloc(sizeof *c);
-    if (c == NULL)
+    struct reply *r = malloc(sizeof *r);
+    if (r == NULL)
         return AOS_ERR_AGAIN;
-    *c = (struct get_ctx){.ev = ev};
     ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
                                               UCP_OP_ATTR_FIELD_USER_DATA,
                               .cb.send = get_done,
-                              .user_data = c};
-    aos__event_post(ev);
-    aos__store_release(&c->issued, 1); /* pairs with the acquire in get_done */
-    /* Relaxed: counted before it can complete; quiet waits for 0. */
-    (void)aos__fetch_add_relaxed(&U.replies_in_flight, 1);
+                              .user_data = r};
+    reply_expect(r, ev);
     ucs_status_ptr_t req = ucp_get_nbx(U.peers[pe].ep, dst, len, raddr, rk, &rp);
     if (req != NULL && !UCS_PTR_IS_ERR(req)) {
         aos__ucx_issued();
         return AOS_OK; /* get_done completes it */
     }
-    (void)aos__fetch_sub_release(&U.replies_in_flight, 1); /* no callback comes */
-    free(c);
-    aos__event_complete(ev);
+    reply_unexpect(r);
     return req == NULL ? AOS_OK : aos__ucx_status(UCS_PTR_STATUS(req), "get", pe);
 }
 
@@ -359,28 +383,21 @@ int aos__ucx_put_signal(int pe, uint64_t off, const void *src, size_t len, uint6
 /* An atomic in flight with an event: UCP reads its operand and writes its
  * result until it completes. */
 struct amo_ctx {
+    struct reply head; /* with an event */
     uint64_t operand;
     uint64_t reply;
     void *result;
     unsigned width;
-    aos_event_t *ev;
-    int issued; /* written last by the issuing thread */
 };
 
 static void amo_done(void *request, ucs_status_t st, void *user_data)
 {
     (void)st;
     struct amo_ctx *c = user_data;
-    ucp_request_free(request); /* freed before completion, it would get no callback */
-    /* Acquire: pairs with the release in aos__ucx_amo; this may run on
-     * another thread than the one that filled c. */
-    (void)aos__load_acquire(&c->issued);
+    reply_received(request, &c->head);
     if (c->result != NULL)
         memcpy(c->result, &c->reply, c->width); /* little-endian: the low bytes */
-    aos__event_complete_async(c->ev);
-    free(c);
-    /* Release: quiet's acquire of the count sees the result written. */
-    (void)aos__fetch_sub_release(&U.replies_in_flight, 1);
+    reply_done(&c->head);
 }
 
 /* UCP's opcode for op; SET, CLEAR and READ become swaps and adds. */
@@ -423,7 +440,7 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
         return AOS_ERR_NO_MEMORY;
     /* CSWAP: buffer holds the value compared, reply the value swapped in. */
     *c = (struct amo_ctx){.operand = uop == UCP_ATOMIC_OP_CSWAP ? compare : opd,
-                          .reply = opd, .result = result, .width = width, .ev = ev};
+                          .reply = opd, .result = result, .width = width};
     ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
                               .datatype = ucp_dt_make_contig(width)};
     if (!posted) {
@@ -434,30 +451,20 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
         rp.op_attr_mask |= UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
         rp.cb.send = amo_done;
         rp.user_data = c;
-        aos__event_post(ev);
-        aos__store_release(&c->issued, 1); /* pairs with the acquire in amo_done */
+        reply_expect(&c->head, ev);
     }
-    if (ev != NULL) /* relaxed: counted before it can complete; quiet waits for 0 */
-        (void)aos__fetch_add_relaxed(&U.replies_in_flight, 1);
     ucs_status_ptr_t req = ucp_atomic_op_nbx(U.peers[pe].ep, uop, &c->operand, 1, raddr, rk, &rp);
-    if (ev != NULL && (req == NULL || UCS_PTR_IS_ERR(req)))
-        (void)aos__fetch_sub_release(&U.replies_in_flight, 1); /* no callback comes */
-    if (ev != NULL && !UCS_PTR_IS_ERR(req)) {
+    if (ev != NULL) {
+        if (req == NULL && result != NULL) /* done at once */
+            memcpy(result, &c->reply, width);
+        if (req == NULL || UCS_PTR_IS_ERR(req))
+            reply_unexpect(&c->head); /* else amo_done completes it */
+        if (UCS_PTR_IS_ERR(req))
+            return aos__ucx_status(UCS_PTR_STATUS(req), "atomic", pe);
         aos__ucx_issued();
-        if (req == NULL) { /* done at once: no callback comes */
-            if (result != NULL)
-                memcpy(result, &c->reply, width);
-            free(c);
-            aos__event_complete(ev);
-        } /* else amo_done completes it */
         if (op != AOS_AMO_READ)
             aos__ucx_wake_later(pe, off, off + width);
         return AOS_OK;
-    }
-    if (ev != NULL) {
-        aos__event_complete(ev); /* failed: nothing stays attached */
-        free(c);
-        return aos__ucx_status(UCS_PTR_STATUS(req), "atomic", pe);
     }
     rc = aos__ucx_wait(req, "atomic", pe);
     if (rc == AOS_OK && result != NULL)
