@@ -5,7 +5,9 @@
  * everything (reduce). An all-reduce takes whichever the model predicts
  * faster for the team's size (the exchange takes up to AOS__XCHG_BYTES; on
  * large teams slices win sooner, as each member pushes into every other);
- * a reduce to a root exchanges all it can. Folds always run rank 0, 1,
+ * a reduce to a root exchanges all it can. Across 2-4 nodes an all-reduce
+ * too large for the exchange takes a chain of node leaders instead of
+ * slices (coll/reduce_chain.c). Folds always run rank 0, 1,
  * ..., so floating-point results are the same bits on every member and
  * path. */
 #include <stdalign.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "arch/copy.h"
+#include "coll/reduce_chain.h"
 #include "coll/reduce_ops.h"
 #include "coll/team.h"
 #include "core/runtime.h"
@@ -124,6 +127,9 @@ int aos_allreduce(aos_team_t *team, void *dest, const void *source, size_t count
         return rc;
     if (allreduce_by_exchange(team, a.bytes))
         return reduce_small(team, dest, source, &a, type, op, 1);
+    if (aos__reduce_chain_fits(team, a.bytes))
+        return aos__reduce_chain(team, dest, source, a.dest_off, a.src_off, a.bytes, a.tsize,
+                                 type, op);
     size_t lo, hi;
     rc = aos__team_sync(team); /* every source is ready */
     if (rc != AOS_OK)

@@ -1,0 +1,151 @@
+/* The all-reduce across a few nodes: a chain of node leaders.
+ *
+ * The leader of node 0 folds its node's sources (shared memory) into its
+ * dest; the leader of node 1 gets that partial result, folds its own
+ * node's sources onto it, and so on; the last leader then has the result
+ * and puts it into every other leader's dest; each leader hands it to the
+ * members of its node, who copy it from the leader's dest. Ranks are folded
+ * 0, 1, ..., as on every other path (the same bits), which needs each
+ * node's ranks to be consecutive. Across two nodes this moves the data
+ * over the network twice, against the slices' gets of every remote slice
+ * twice and three team syncs.
+ *
+ * The words, all of value v (the team sequence after this all-reduce):
+ *   member -> its leader:   enter word: my source is ready, my dest writable
+ *   leader n-1 -> leader n: down word: my partial result is in my dest
+ *   last leader -> leader:  down word: the result is in your dest
+ *   leader -> member:       down word: the result is in my dest
+ *   member -> its leader:   ack word: I have copied it
+ * A leader's dest is free for the last leader's put once the next leader
+ * has got the partial result from it, which happened before the last
+ * leader could have the result. */
+#include "coll/reduce_chain.h"
+
+#include <stdalign.h>
+
+#include "arch/copy.h"
+#include "coll/reduce_ops.h"
+#include "core/runtime.h"
+
+#define CHAIN_MAX_NODES 4
+#define CHAIN_MAX_BYTES ((size_t)1 << 20)
+
+int aos__reduce_chain_fits(const aos_team_t *t, size_t bytes)
+{
+    if (!t->net || t->nnodes > CHAIN_MAX_NODES || bytes > CHAIN_MAX_BYTES)
+        return 0;
+    for (int r = 1; r < t->size; r++)
+        if (t->node[r] != t->node[r - 1] && t->node[r] != t->node[r - 1] + 1)
+            return 0; /* a node's ranks are not consecutive: folds would reorder */
+    return 1;
+}
+
+/* dest[lo, hi) (bytes) = the partial result in dest (when `onto`), then my
+ * node's sources folded in rank order. */
+static void fold_node(const aos_team_t *t, char *dest, uint64_t src_off, size_t bytes,
+                      int onto, size_t tsize, aos_type_t type, aos_op_t op)
+{
+    alignas(64) unsigned char acc[AOS__FOLD_CHUNK];
+    for (size_t at = 0; at < bytes; at += AOS__FOLD_CHUNK) {
+        size_t len = bytes - at < AOS__FOLD_CHUNK ? bytes - at : AOS__FOLD_CHUNK;
+        int first = 0;
+        if (onto) {
+            aos__copy(acc, dest + at, len);
+        } else {
+            aos__copy(acc, aos__team_peer(t, t->mine[0], src_off) + at, len);
+            first = 1;
+        }
+        for (int i = first; i < t->nmine; i++)
+            aos__reduce_fold(acc, aos__team_peer(t, t->mine[i], src_off) + at, len / tsize,
+                             type, op);
+        aos__copy(dest + at, acc, len); /* after the reads: dest may be my source */
+    }
+}
+
+/* The previous leader's partial result into dest, folded with my node's
+ * sources. Into dest at once unless dest overlaps my source (in place),
+ * whose data must stay until folded: then a chunk at a time. */
+static int fetch_and_fold(const aos_team_t *t, int from, char *dest, const char *source,
+                          uint64_t dest_off, uint64_t src_off, size_t bytes, size_t tsize,
+                          aos_type_t type, aos_op_t op)
+{
+    if (!aos__overlap(dest, bytes, source, bytes)) {
+        int rc = aos__team_read(t, from, dest_off, dest, bytes);
+        if (rc == AOS_OK)
+            fold_node(t, dest, src_off, bytes, 1, tsize, type, op);
+        return rc;
+    }
+    alignas(64) unsigned char acc[AOS__FOLD_CHUNK];
+    for (size_t at = 0; at < bytes; at += AOS__FOLD_CHUNK) {
+        size_t len = bytes - at < AOS__FOLD_CHUNK ? bytes - at : AOS__FOLD_CHUNK;
+        int rc = aos__team_read(t, from, dest_off + at, acc, len);
+        if (rc != AOS_OK)
+            return rc;
+        for (int i = 0; i < t->nmine; i++)
+            aos__reduce_fold(acc, aos__team_peer(t, t->mine[i], src_off) + at, len / tsize,
+                             type, op);
+        aos__copy(dest + at, acc, len);
+    }
+    return AOS_OK;
+}
+
+/* The result in my dest, into the dest of leader `to` on another node. */
+static int put_result(const aos_team_t *t, int to, const char *dest, uint64_t dest_off,
+                      size_t bytes, uint64_t v)
+{
+    int pe = t->pes[to];
+    uint64_t word = aos__slot_off(t->slot) + AOS__SLOT_DOWN(t->me);
+    aos__coll_count_net();
+    if (bytes <= AOS__PUT_SIGNAL_MAX)
+        return aos__tp(pe)->put_signal(pe, dest_off, dest, bytes, word, v);
+    int rc = aos__tp(pe)->put(pe, dest_off, dest, bytes, NULL);
+    return rc != AOS_OK ? rc : aos__team_signal(t, to, AOS__SLOT_DOWN(t->me), v);
+}
+
+static int leader(aos_team_t *t, char *dest, const char *source, uint64_t dest_off,
+                  uint64_t src_off, size_t bytes, size_t tsize, aos_type_t type, aos_op_t op,
+                  uint64_t v)
+{
+    int nd = t->node[t->me], last = t->nnodes - 1, rc = AOS_OK;
+    for (int i = 1; rc == AOS_OK && i < t->nmine; i++)
+        rc = aos__team_wait(t, AOS__SLOT_ENTER(t->mine[i]), v);
+    if (rc == AOS_OK && nd == 0) {
+        fold_node(t, dest, src_off, bytes, 0, tsize, type, op);
+    } else if (rc == AOS_OK) {
+        int prev = t->leader[nd - 1];
+        rc = aos__team_wait(t, AOS__SLOT_DOWN(prev), v);
+        if (rc == AOS_OK)
+            rc = fetch_and_fold(t, prev, dest, source, dest_off, src_off, bytes, tsize, type,
+                                op);
+    }
+    if (rc == AOS_OK && nd < last) {
+        rc = aos__team_signal(t, t->leader[nd + 1], AOS__SLOT_DOWN(t->me), v);
+        if (rc == AOS_OK)
+            rc = aos__team_wait(t, AOS__SLOT_DOWN(t->leader[last]), v);
+    }
+    for (int n = 0; rc == AOS_OK && nd == last && n < last; n++)
+        rc = put_result(t, t->leader[n], dest, dest_off, bytes, v);
+    for (int i = 1; rc == AOS_OK && i < t->nmine; i++)
+        rc = aos__team_signal(t, t->mine[i], AOS__SLOT_DOWN(t->me), v);
+    for (int i = 1; rc == AOS_OK && i < t->nmine; i++)
+        rc = aos__team_wait(t, AOS__SLOT_ACK(t->mine[i]), v);
+    return rc;
+}
+
+int aos__reduce_chain(aos_team_t *t, void *dest, const void *source, uint64_t dest_off,
+                      uint64_t src_off, size_t bytes, size_t tsize, aos_type_t type,
+                      aos_op_t op)
+{
+    uint64_t v = ++t->seq;
+    int lead = t->mine[0];
+    if (t->me == lead)
+        return leader(t, dest, source, dest_off, src_off, bytes, tsize, type, op, v);
+    int rc = aos__team_signal(t, lead, AOS__SLOT_ENTER(t->me), v);
+    if (rc == AOS_OK)
+        rc = aos__team_wait(t, AOS__SLOT_DOWN(lead), v);
+    if (rc == AOS_OK)
+        aos__copy(dest, aos__team_peer(t, lead, dest_off), bytes);
+    if (rc == AOS_OK)
+        rc = aos__team_signal(t, lead, AOS__SLOT_ACK(t->me), v);
+    return rc;
+}
