@@ -273,6 +273,8 @@ static uint64_t push_off(const aos_team_t *t, size_t nbytes, uint64_t dest_off)
 static void plan_push(aos_team_t *t, size_t nbytes, uint64_t base)
 {
     const struct aos__tree *tr = &t->tree;
+    if (!t->net)
+        return; /* no child on another node */
     int stage = staged(nbytes);
     for (int i = 0; i < tr->nchildren; i++) {
         int before = 0;
