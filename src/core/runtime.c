@@ -76,9 +76,8 @@ static void plan_layout(struct aos__runtime *rt, uint64_t static_len)
  * per iteration). The PEs counted are those of my machine: my host's
  * (AOS_NODE_SIZE's pseudo-nodes share its CPUs), and those of hosts that
  * run under the same kernel (containers or network namespaces of one
- * machine: 2 such hosts of 2 PEs each on 2 CPUs, barrier 206 us spinning
- * against 29 us yielding). Explicit AOS_SPIN_COUNT / AOS_YIELD_COUNT
- * settings are kept. */
+ * machine), whose PEs spinning would starve each other just the same.
+ * Explicit AOS_SPIN_COUNT / AOS_YIELD_COUNT settings are kept. */
 static void adapt_waiting(struct aos__runtime *rt)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
