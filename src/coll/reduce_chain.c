@@ -40,53 +40,51 @@ int aos__reduce_chain_fits(const aos_team_t *t, size_t bytes)
     return 1;
 }
 
-/* dest[lo, hi) (bytes) = the partial result in dest (when `onto`), then my
- * node's sources folded in rank order. */
-static void fold_node(const aos_team_t *t, char *dest, uint64_t src_off, size_t bytes,
-                      int onto, size_t tsize, aos_type_t type, aos_op_t op)
+/* Where fold_node starts each chunk from: my node's first source, the
+ * partial result already in dest, or a leader's partial result in its dest
+ * on another node (a team rank, fetched a chunk at a time). */
+#define FROM_SOURCE (-1)
+#define FROM_DEST (-2)
+
+/* dest = the start (above), then my node's sources folded in rank order,
+ * a chunk at a time. */
+static int fold_node(const aos_team_t *t, int from, char *dest, uint64_t dest_off,
+                     uint64_t src_off, size_t bytes, size_t tsize, aos_type_t type, aos_op_t op)
 {
     alignas(64) unsigned char acc[AOS__FOLD_CHUNK];
     for (size_t at = 0; at < bytes; at += AOS__FOLD_CHUNK) {
         size_t len = bytes - at < AOS__FOLD_CHUNK ? bytes - at : AOS__FOLD_CHUNK;
         int first = 0;
-        if (onto) {
-            aos__copy(acc, dest + at, len);
-        } else {
+        if (from == FROM_SOURCE) {
             aos__copy(acc, aos__team_peer(t, t->mine[0], src_off) + at, len);
             first = 1;
+        } else if (from == FROM_DEST) {
+            aos__copy(acc, dest + at, len);
+        } else {
+            int rc = aos__team_read(t, from, dest_off + at, acc, len);
+            if (rc != AOS_OK)
+                return rc;
         }
         for (int i = first; i < t->nmine; i++)
             aos__reduce_fold(acc, aos__team_peer(t, t->mine[i], src_off) + at, len / tsize,
                              type, op);
         aos__copy(dest + at, acc, len); /* after the reads: dest may be my source */
     }
+    return AOS_OK;
 }
 
-/* The previous leader's partial result into dest, folded with my node's
- * sources. Into dest at once unless dest overlaps my source (in place),
- * whose data must stay until folded: then a chunk at a time. */
+/* The previous leader's partial result, folded with my node's sources,
+ * into dest: fetched into dest at once unless dest overlaps my source (in
+ * place), whose data must stay until folded; then a chunk at a time. */
 static int fetch_and_fold(const aos_team_t *t, int from, char *dest, const char *source,
                           uint64_t dest_off, uint64_t src_off, size_t bytes, size_t tsize,
                           aos_type_t type, aos_op_t op)
 {
-    if (!aos__overlap(dest, bytes, source, bytes)) {
-        int rc = aos__team_read(t, from, dest_off, dest, bytes);
-        if (rc == AOS_OK)
-            fold_node(t, dest, src_off, bytes, 1, tsize, type, op);
-        return rc;
-    }
-    alignas(64) unsigned char acc[AOS__FOLD_CHUNK];
-    for (size_t at = 0; at < bytes; at += AOS__FOLD_CHUNK) {
-        size_t len = bytes - at < AOS__FOLD_CHUNK ? bytes - at : AOS__FOLD_CHUNK;
-        int rc = aos__team_read(t, from, dest_off + at, acc, len);
-        if (rc != AOS_OK)
-            return rc;
-        for (int i = 0; i < t->nmine; i++)
-            aos__reduce_fold(acc, aos__team_peer(t, t->mine[i], src_off) + at, len / tsize,
-                             type, op);
-        aos__copy(dest + at, acc, len);
-    }
-    return AOS_OK;
+    if (aos__overlap(dest, bytes, source, bytes))
+        return fold_node(t, from, dest, dest_off, src_off, bytes, tsize, type, op);
+    int rc = aos__team_read(t, from, dest_off, dest, bytes);
+    return rc != AOS_OK ? rc
+                        : fold_node(t, FROM_DEST, dest, dest_off, src_off, bytes, tsize, type, op);
 }
 
 /* The result in my dest, into the dest of leader `to` on another node. */
@@ -110,7 +108,7 @@ static int leader(aos_team_t *t, char *dest, const char *source, uint64_t dest_o
     for (int i = 1; rc == AOS_OK && i < t->nmine; i++)
         rc = aos__team_wait(t, AOS__SLOT_ENTER(t->mine[i]), v);
     if (rc == AOS_OK && nd == 0) {
-        fold_node(t, dest, src_off, bytes, 0, tsize, type, op);
+        rc = fold_node(t, FROM_SOURCE, dest, dest_off, src_off, bytes, tsize, type, op);
     } else if (rc == AOS_OK) {
         int prev = t->leader[nd - 1];
         rc = aos__team_wait(t, AOS__SLOT_DOWN(prev), v);

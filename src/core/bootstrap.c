@@ -19,7 +19,8 @@ int aos__bootstrap_start(struct aos__runtime *rt)
         b = &aos__boot_aosrun;
     else if (pmix_started())
         b = &aos__boot_pmix;
-    rt->host = (struct aos__host_info){.hosts = 1, .host = 0, .local_rank = 0, .local_size = 1};
+    rt->host = (struct aos__host_info){
+        .hosts = 1, .host = 0, .local_rank = 0, .local_size = 1, .machine_size = 1};
     int rc = b->start(rt);
     if (rc != AOS_OK)
         return rc;
@@ -99,7 +100,8 @@ int aos__boot_check_layout(const struct aos__runtime *rt, int pe,
 
 void aos__boot_place(struct aos__runtime *rt, const int *host)
 {
-    int hosts = 0, local_rank = 0, local_size = 0;
+    int hosts = 0, local_rank = 0, local_size = 0, same_machine = 0;
+    uint64_t machine = rt->peers[rt->me].machine;
     for (int pe = 0; pe < rt->npes; pe++) {
         if (host[pe] + 1 > hosts)
             hosts = host[pe] + 1;
@@ -107,6 +109,7 @@ void aos__boot_place(struct aos__runtime *rt, const int *host)
             local_rank += pe < rt->me;
             local_size++;
         }
+        same_machine += machine != 0 && rt->peers[pe].machine == machine;
         /* AOS_NODE_SIZE makes pseudo-nodes of consecutive PEs: they share no
          * memory, so every pair across them takes the network path. A
          * pseudo-node never spans two hosts. */
@@ -116,5 +119,9 @@ void aos__boot_place(struct aos__runtime *rt, const int *host)
                                  : host[pe];
     }
     rt->host = (struct aos__host_info){
-        .hosts = hosts, .host = host[rt->me], .local_rank = local_rank, .local_size = local_size};
+        .hosts = hosts,
+        .host = host[rt->me],
+        .local_rank = local_rank,
+        .local_size = local_size,
+        .machine_size = same_machine > local_size ? same_machine : local_size};
 }

@@ -76,7 +76,8 @@ int aos__boot_check_layout(const struct aos__runtime *rt, int pe,
 
 /* Records which host each PE runs on (host[pe], 0 .. hosts-1): rt->host
  * and rt->peers[].node, which AOS_NODE_SIZE splits further into
- * pseudo-nodes that never span two hosts. */
+ * pseudo-nodes that never span two hosts. Counts the PEs sharing my
+ * machine from rt->peers[].machine, which the backend has set. */
 void aos__boot_place(struct aos__runtime *rt, const int *host);
 
 #endif

@@ -81,12 +81,7 @@ static void plan_layout(struct aos__runtime *rt, uint64_t static_len)
 static void adapt_waiting(struct aos__runtime *rt)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int same_machine = 0;
-    uint64_t mine = rt->peers[rt->me].machine;
-    for (int pe = 0; mine != 0 && pe < rt->npes; pe++)
-        same_machine += rt->peers[pe].machine == mine;
-    int local = rt->host.local_size > same_machine ? rt->host.local_size : same_machine;
-    rt->host.machine_size = local;
+    int local = rt->host.machine_size;
     if (cpus <= 0 || local <= cpus)
         return;
     if (getenv("AOS_SPIN_COUNT") == NULL)
