@@ -7,11 +7,17 @@
  * While the program drives the worker itself (its waits, its own requests:
  * aos__ucx_driven), this thread stands aside: two threads taking turns at
  * UCP's lock, one of them woken by the kernel for every message, cost more
- * than either alone. It parks, looks again every PARK_NS, and serves once a
- * whole park went by without the program driving (a target that computes
- * is served within PARK_NS), or at once when a program thread goes to sleep
- * in the kernel (sleep_begin): its wake may depend on this thread applying
- * the write that ends its wait. */
+ * than either alone. It parks, looks again after the park, and serves once a
+ * whole park went by without the program driving, or at once when a program
+ * thread goes to sleep in the kernel (sleep_begin): its wake may depend on
+ * this thread applying the write that ends its wait. Each park that ends
+ * with the program still driving doubles the next, from PARK_MIN_NS to
+ * PARK_MAX_NS, and serving starts again from the shortest: every wake of
+ * this thread takes a CPU from a program thread that is busy communicating
+ * (on a machine whose CPUs are all taken, a delay on its critical path),
+ * so a program that keeps driving is looked at rarely, and a target that
+ * starts computing is served within PARK_MAX_NS, or PARK_MIN_NS after a
+ * short burst of communication. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,8 +30,10 @@
 #define U aos__ucx
 
 /* How long this thread stays parked before it looks again: how long the
- * program may stop driving, without sleeping, before this thread serves. */
-#define PARK_NS 1000000u
+ * program may stop driving, without sleeping, before this thread serves;
+ * the shortest and the longest park. */
+#define PARK_MIN_NS 1000000u
+#define PARK_MAX_NS 8000000u
 
 static struct {
     pthread_t thread;
@@ -65,14 +73,14 @@ void aos__ucx_sleep_end(void)
     (void)aos__fetch_sub_seq_cst(&T.sleepers, 1); /* seq_cst: as in sleep_begin */
 }
 
-/* Stands aside for at most PARK_NS; at once back when a program thread
- * goes to sleep or the thread is stopped. */
-static void park(void)
+/* Stands aside for at most ns; at once back when a program thread goes to
+ * sleep or the thread is stopped. */
+static void park(uint64_t ns)
 {
     aos__store_seq_cst(&T.parked, 1);
     uint32_t turn = aos__load_seq_cst(&T.turn);
     if (aos__load_seq_cst(&T.sleepers) == 0 && !aos__load_acquire(&T.stop))
-        aos__futex_wait(&T.turn, turn, PARK_NS);
+        aos__futex_wait(&T.turn, turn, ns);
     aos__store_relaxed(&T.parked, 0); /* relaxed: only saves wakes */
 }
 
@@ -81,6 +89,7 @@ static void *loop(void *arg)
     (void)arg;
     on_thread = 1;
     uint32_t seen = aos__load_relaxed(&T.driven);
+    uint64_t park_ns = PARK_MIN_NS;
     /* Acquire: pairs with the release in aos__ucx_thread_stop. */
     while (!aos__load_acquire(&T.stop)) {
         /* Relaxed: the program's turns need no order with this; a stale
@@ -89,9 +98,12 @@ static void *loop(void *arg)
         uint32_t driven = aos__load_relaxed(&T.driven);
         if (driven != seen && aos__load_relaxed(&T.sleepers) == 0) {
             seen = driven;
-            park();
+            park(park_ns);
+            if (park_ns < PARK_MAX_NS)
+                park_ns *= 2;
             continue;
         }
+        park_ns = PARK_MIN_NS;
         /* Each turn that applied something rings my sleepers: on networks
          * that need this CPU (TCP) no wake message follows the write. */
         while (aos__ucx_drive_once() != 0)
