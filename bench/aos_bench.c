@@ -3,8 +3,10 @@
  *               peer waits on the flag and answers the same way; half round
  *               trip, 8 B - 4 KiB (MPI's put, flush, put, flush)
  *   pingpong_fence  the same with the payload put with an event and a fence
- *               before the flag (OpenSHMEM's putmem, fence, p; UCP's put,
- *               put, flush)
+ *               before the flag (UCP's put, put, flush)
+ *   pingpong_nbi    the payload and the flag both put with an event, a fence
+ *               between them: neither waits for completion (OpenSHMEM's
+ *               putmem, fence, p)
  *   put_quiet   8-byte put then aos_quiet, per operation
  *   get         8-byte blocking get, per operation
  *   put_bw      puts of 4 KiB - 4 MiB sharing one event, then wait
@@ -28,19 +30,22 @@ static uint8_t *scratch;  /* private destination of the memcpy twin */
 static uint8_t *src;
 static aos_event_t *ev;
 
-static int blocking_payload = 1; /* 0: pingpong_fence */
+/* Which ping-pong: both puts blocking; the payload's with an event, a
+ * fence, the flag's blocking; both with an event, a fence between. */
+static enum { PP_BLOCKING, PP_FENCE, PP_NBI } pp_form = PP_BLOCKING;
 
 /* The payload's put, then the flag's, ordered by a fence unless the
  * payload's put is blocking. */
 static void put_payload_and_flag(size_t bytes, uint64_t want)
 {
-    if (blocking_payload) {
+    if (pp_form == PP_BLOCKING) {
         TRY(aos_putmem(peer, sym, src, bytes, NULL));
     } else {
         TRY(aos_putmem(peer, sym, src, bytes, ev));
         TRY(aos_fence(peer));
     }
-    TRY(aos_putmem(peer, flag, &want, sizeof want, NULL));
+    /* the flag's source may be reused at once, with an event too */
+    TRY(aos_putmem(peer, flag, &want, sizeof want, pp_form == PP_NBI ? ev : NULL));
 }
 
 static double pingpong(size_t bytes, long iters)
@@ -311,8 +316,10 @@ int main(int argc, char **argv)
     struct bench_target target = {
         .me = me, .has_memcpy = 1, .pingpong = pingpong, .timed = timed};
     bench_run_all(&target, scale);
-    blocking_payload = 0;
+    pp_form = PP_FENCE;
     bench_pingpong_sweep(&target, "pingpong_fence", scale);
+    pp_form = PP_NBI;
+    bench_pingpong_sweep(&target, "pingpong_nbi", scale);
     notify_metrics(scale);
     queue_metrics(scale);
     rpc_metrics(scale);
