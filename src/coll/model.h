@@ -128,10 +128,22 @@ static inline double aos__model_over_cache(const struct aos__model *m)
 }
 /* A team's shape as the planner sees it: n PEs on nnodes nodes (at most
  * node_max on one), at most node_clusters clusters on one node, at most
- * cluster_max PEs in one cluster. One node: nnodes 1, node_max n. */
+ * cluster_max PEs in one cluster; nodes_in_order when each node's ranks
+ * are consecutive (node 0's first, then node 1's, ...). One node: nnodes
+ * 1, node_max n. */
 struct aos__shape {
-    int n, nnodes, node_max, node_clusters, cluster_max;
+    int n, nnodes, node_max, node_clusters, cluster_max, nodes_in_order;
 };
+/* The all-reduce algorithms (coll/reduce.c): by slices, by the exchange
+ * (up to AOS__XCHG_BYTES), by a chain of node leaders (coll/reduce_chain.c:
+ * 2 to AOS__CHAIN_MAX_NODES nodes in order, up to AOS__CHAIN_MAX_BYTES). */
+enum aos__allreduce_algo {
+    AOS__ALLREDUCE_SLICES,
+    AOS__ALLREDUCE_EXCHANGE,
+    AOS__ALLREDUCE_CHAIN
+};
+#define AOS__CHAIN_MAX_NODES 4
+#define AOS__CHAIN_MAX_BYTES ((size_t)1 << 20)
 /* The plan with the least predicted time for `bytes` over a team of that
  * shape: a tree across the node leaders (priced with the network tier),
  * across the cluster leaders of each node, then inside each cluster. */
@@ -140,17 +152,20 @@ void aos__model_plan_bcast_shape(const struct aos__model *m, const struct aos__s
 /* Barrier and all-reduce over a team spanning nodes (coll/barrier.c,
  * exchange.c, reduce.c: node leaders over the network). */
 double aos__model_predict_barrier_shape(const struct aos__model *m, const struct aos__shape *s);
-int aos__model_plan_allreduce_shape(const struct aos__model *m, const struct aos__shape *s,
-                                    size_t bytes, double *predicted_ns);
+/* The all-reduce algorithm with the least predicted time over a team of
+ * shape s (its time in *predicted_ns). */
+enum aos__allreduce_algo aos__model_plan_allreduce_shape(const struct aos__model *m,
+                                                         const struct aos__shape *s, size_t bytes,
+                                                         double *predicted_ns);
 /* Per-byte cost of copying `bytes` (source and target: 2 * bytes touched). */
 double aos__model_per_byte(const struct aos__model *m, double bytes);
 /* Predicted time of one collective on a team of n PEs in one cluster. */
 double aos__model_predict_barrier(const struct aos__model *m, int n);
 double aos__model_predict_allreduce(const struct aos__model *m, int n, size_t bytes);
-/* The all-reduce algorithm with the least predicted time (its time in
- * *predicted_ns): 1 for the exchange (only up to AOS__XCHG_BYTES), 0 for
+/* The all-reduce algorithm with the least predicted time on one node (its
+ * time in *predicted_ns): the exchange (only up to AOS__XCHG_BYTES) or
  * slices. */
-int aos__model_plan_allreduce(const struct aos__model *m, int n, size_t bytes,
-                              double *predicted_ns);
+enum aos__allreduce_algo aos__model_plan_allreduce(const struct aos__model *m, int n,
+                                                   size_t bytes, double *predicted_ns);
 
 #endif

@@ -5,9 +5,9 @@
  * everything (reduce). An all-reduce takes whichever the model predicts
  * faster for the team's size (the exchange takes up to AOS__XCHG_BYTES; on
  * large teams slices win sooner, as each member pushes into every other);
- * a reduce to a root exchanges all it can. Across 2-4 nodes an all-reduce
- * too large for the exchange takes a chain of node leaders instead of
- * slices (coll/reduce_chain.c). Folds always run rank 0, 1,
+ * a reduce to a root exchanges all it can. Across 2-4 nodes whose ranks
+ * are consecutive per node, a chain of node leaders (coll/reduce_chain.c)
+ * is a third choice, which the model prices too. Folds always run rank 0, 1,
  * ..., so floating-point results are the same bits on every member and
  * path. */
 #include <stdalign.h>
@@ -101,21 +101,25 @@ static int reduce_small(aos_team_t *team, void *dest, const void *source,
     return AOS_OK;
 }
 
-/* Whether the model prefers the exchange for an all-reduce of `bytes` on
- * this team (every member decides alike: they plan with the same model). */
-static int allreduce_by_exchange(aos_team_t *team, size_t bytes)
+/* The algorithm the model prefers for an all-reduce of `bytes` on this
+ * team (every member decides alike: they plan with the same model). */
+static enum aos__allreduce_algo allreduce_algo(aos_team_t *team, size_t bytes)
 {
     if (team->reduce_bytes != bytes || team->reduce_model != aos__model_generation()) {
+        static const char *const names[] = {
+            [AOS__ALLREDUCE_SLICES] = "slices",
+            [AOS__ALLREDUCE_EXCHANGE] = "exchange",
+            [AOS__ALLREDUCE_CHAIN] = "chain of node leaders",
+        };
         double predicted_ns;
-        team->reduce_exchange =
+        team->reduce_algo =
             aos__model_plan_allreduce_shape(aos__model(), &team->shape, bytes, &predicted_ns);
         aos__debug("all-reduce %zu B over %d PEs on %d nodes: %s, predicted %.0f ns", bytes,
-                   team->size, team->nnodes, team->reduce_exchange ? "exchange" : "slices",
-                   predicted_ns);
+                   team->size, team->nnodes, names[team->reduce_algo], predicted_ns);
         team->reduce_bytes = bytes;
         team->reduce_model = aos__model_generation();
     }
-    return team->reduce_exchange;
+    return team->reduce_algo;
 }
 
 int aos_allreduce(aos_team_t *team, void *dest, const void *source, size_t count,
@@ -125,9 +129,10 @@ int aos_allreduce(aos_team_t *team, void *dest, const void *source, size_t count
     int rc = check(team, dest, source, count, type, op, AOS__AGREE_ALLREDUCE, 0, &a);
     if (rc != AOS_OK || a.bytes == 0)
         return rc;
-    if (allreduce_by_exchange(team, a.bytes))
+    enum aos__allreduce_algo algo = allreduce_algo(team, a.bytes);
+    if (algo == AOS__ALLREDUCE_EXCHANGE)
         return reduce_small(team, dest, source, &a, type, op, 1);
-    if (aos__reduce_chain_fits(team, a.bytes))
+    if (algo == AOS__ALLREDUCE_CHAIN)
         return aos__reduce_chain(team, dest, source, a.dest_off, a.src_off, a.bytes, a.tsize,
                                  type, op);
     size_t lo, hi;

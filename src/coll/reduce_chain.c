@@ -27,19 +27,6 @@
 #include "coll/reduce_ops.h"
 #include "core/runtime.h"
 
-#define CHAIN_MAX_NODES 4
-#define CHAIN_MAX_BYTES ((size_t)1 << 20)
-
-int aos__reduce_chain_fits(const aos_team_t *t, size_t bytes)
-{
-    if (!t->net || t->nnodes > CHAIN_MAX_NODES || bytes > CHAIN_MAX_BYTES)
-        return 0;
-    for (int r = 1; r < t->size; r++)
-        if (t->node[r] != t->node[r - 1] && t->node[r] != t->node[r - 1] + 1)
-            return 0; /* a node's ranks are not consecutive: folds would reorder */
-    return 1;
-}
-
 /* Where fold_node starts each chunk from: my node's first source, the
  * partial result already in dest, or a leader's partial result in its dest
  * on another node (a team rank, fetched a chunk at a time). */

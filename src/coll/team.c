@@ -99,11 +99,16 @@ int aos__team_wait(const aos_team_t *team, size_t word_off, uint64_t value)
 /* ---- making and freeing teams ---------------------------------------------- */
 
 /* The most members of one node and of one cluster, the most clusters on
- * one node. */
+ * one node, and whether each node's ranks are consecutive. */
 static void team_shape(aos_team_t *t)
 {
     struct aos__shape *sh = &t->shape;
-    *sh = (struct aos__shape){.n = t->size, .nnodes = t->nnodes};
+    *sh = (struct aos__shape){.n = t->size, .nnodes = t->nnodes, .nodes_in_order = 1};
+    /* Nodes are numbered in order of their first rank: in order when each
+     * rank is on its predecessor's node or the next one. */
+    for (int r = 1; r < t->size; r++)
+        if (t->node[r] != t->node[r - 1] && t->node[r] != t->node[r - 1] + 1)
+            sh->nodes_in_order = 0;
     for (int nd = 0; nd < t->nnodes; nd++) {
         int pes = 0, clusters = 0;
         for (int r = 0; r < t->size; r++)

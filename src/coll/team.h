@@ -135,9 +135,9 @@ struct aos_team {
     size_t plan_bytes;     /* the size `plan` was made for; 0 none */
     unsigned plan_model;   /* and the model generation */
     struct aos__bcast_plan plan;
-    size_t reduce_bytes;   /* the all-reduce size `reduce_exchange` was chosen for; 0 none */
+    size_t reduce_bytes;   /* the all-reduce size `reduce_algo` was chosen for; 0 none */
     unsigned reduce_model; /* and the model generation */
-    int reduce_exchange;   /* the model's choice: the exchange (1) or slices */
+    enum aos__allreduce_algo reduce_algo; /* the model's choice */
 };
 
 /* Start: slots 0-2 become world, node and cluster. Stop frees them. */

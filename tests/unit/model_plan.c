@@ -75,6 +75,34 @@ int main(void)
     CHECK(t < 40000.0 && NEAR(t, aos__model_predict_allreduce(&m, 256, 512)));
     CHECK(aos__model_plan_allreduce(&m, 1, 8, &t) == 1 && NEAR(t, 30.0 + 8 * 0.02));
 
+    /* Across nodes (4 PEs, 2 on each of 2 nodes, in order), with a network
+     * of 1000 ns signals (100 the sender's), 2000 ns gets and puts and 0.5
+     * ns per byte. 32 KiB goes by the chain of node leaders: the members
+     * enter and are released (2 x 100) and copy the result (50 + 32704 x
+     * 0.2); node 0's leader folds 2 sources (50 + 65472 x 0.25); node 1's,
+     * signalled (1000), gets the partial result (2000 + 32768 x 0.5) and
+     * folds its 2 sources onto it; it puts the result back with the
+     * signal in one message (32768 x 0.5 + 100), seen 1000 later. */
+    m.net_L = 1000, m.net_o = 100, m.net_g = 100, m.net_G = 0.5, m.net_get = 2000,
+    m.net_put = 2000;
+    struct aos__shape two = {4, 2, 2, 1, 2, 1};
+    double fold = 50 + 65472 * 0.25, half = 32768 * 0.5;
+    double by_chain = 30.0 + 200 + (50 + 32704 * 0.2) + fold + (1000 + 2000 + half + fold) +
+                   (half + 100) + 1000;
+    CHECK(aos__model_plan_allreduce_shape(&m, &two, 32768, &t) == AOS__ALLREDUCE_CHAIN);
+    CHECK(NEAR(t, by_chain));
+    /* Over the put-with-signal limit the put completes before the signal. */
+    CHECK(aos__model_plan_allreduce_shape(&m, &two, 131072, &t) == AOS__ALLREDUCE_CHAIN);
+    /* Small: the exchange. Nodes out of order (folding in rank order would
+     * need them in order), more than 4 nodes or more than 1 MiB: slices. */
+    CHECK(aos__model_plan_allreduce_shape(&m, &two, 8, &t) == AOS__ALLREDUCE_EXCHANGE);
+    CHECK(aos__model_plan_allreduce_shape(&m, &two, AOS__CHAIN_MAX_BYTES + 8, &t) ==
+          AOS__ALLREDUCE_SLICES);
+    struct aos__shape mixed = two, five = {5, 5, 1, 1, 1, 1};
+    mixed.nodes_in_order = 0;
+    CHECK(aos__model_plan_allreduce_shape(&m, &mixed, 32768, &t) == AOS__ALLREDUCE_SLICES);
+    CHECK(aos__model_plan_allreduce_shape(&m, &five, 32768, &t) == AOS__ALLREDUCE_SLICES);
+
     /* Broadcast of 1000 B to one child: the entry, one chunk, signal +
      * copy, then the acknowledgement (L: from the start of the leaf's
      * signal until the root sees it). */

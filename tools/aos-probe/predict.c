@@ -83,7 +83,7 @@ struct point {
 /* A team of n PEs on one node, in one cluster. */
 static struct aos__shape one_node(int n)
 {
-    return (struct aos__shape){n, 1, n, 1, n};
+    return (struct aos__shape){n, 1, n, 1, n, 1};
 }
 
 /* The model's prediction for a team of shape sh: across nodes, with the
@@ -296,7 +296,9 @@ static void describe_plan(const struct aos__model *m, const struct point *p, int
     if (p->kind == ALLREDUCE) {
         double t;
         snprintf(out, len, "%s",
-                 aos__model_plan_allreduce(m, n, p->bytes, &t) ? "exchange" : "slices");
+                 aos__model_plan_allreduce(m, n, p->bytes, &t) == AOS__ALLREDUCE_EXCHANGE
+                     ? "exchange"
+                     : "slices");
     } else if (p->kind == BROADCAST) {
         struct aos__bcast_plan plan;
         aos__model_plan_bcast(m, n, 1, n, p->bytes, &plan);
