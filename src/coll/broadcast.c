@@ -257,6 +257,8 @@ static int pushed(size_t nbytes)
     return nbytes <= AOS__PUT_SIGNAL_MAX;
 }
 
+_Static_assert(AOS__BCAST_STAGE_BYTES <= AOS__PUT_SIGNAL_MAX, "staged broadcasts are pushed");
+
 static int staged(size_t nbytes)
 {
     return nbytes <= AOS__BCAST_STAGE_BYTES;

@@ -61,10 +61,10 @@ struct aos__xchg_entry {
 _Static_assert(sizeof(struct aos__xchg_entry) == AOS__XCHG_BYTES + AOS__LINE, "entry lines");
 _Static_assert(offsetof(struct aos__xchg_entry, seq) % AOS__LINE == 0, "seq on its own line");
 
-/* Where a parent on another node puts a small broadcast's data for me
- * without waiting for me to enter the broadcast (my dest may still be in
- * use then): coll/broadcast.c. */
-#define AOS__BCAST_STAGE_BYTES 1024
+/* Where a parent on another node puts a broadcast's data for me without
+ * waiting for me to enter the broadcast (my dest may still be in use
+ * then), up to this size: coll/broadcast.c. */
+#define AOS__BCAST_STAGE_BYTES 65536
 struct aos__bcast_stage {
     unsigned char data[AOS__BCAST_STAGE_BYTES];
 };

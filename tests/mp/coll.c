@@ -202,15 +202,15 @@ static void test_broadcast(aos_team_t *team, const size_t *sizes, size_t nsizes)
     }
 }
 
-/* A stream of small broadcasts from one root, then another: across nodes
- * the smallest are staged at the children, whose parent pushes broadcast
+/* A stream of broadcasts from one root, then another: across nodes those
+ * up to 64 KiB are staged at the children, whose parent pushes broadcast
  * i + 1 once they have entered broadcast i (coll/broadcast.c). Every
  * member scribbles over dst as soon as it has checked it, and some pause
  * at random, so a parent running ahead would show as torn data. Sizes
- * cross the staging bound (1024) and the push bound. */
+ * cross the staging and push bound (65536). */
 static void test_broadcast_stream(aos_team_t *team)
 {
-    static const size_t sizes[] = {8, 1024, 1, 1025, 700, 65536, 64};
+    static const size_t sizes[] = {8, 1024, 1, 65537, 700, 65536, 64, 32768};
     int me = aos_team_my_pe(team), n = aos_team_n_pes(team);
     unsigned rnd = 12345u + (unsigned)me * 7919u;
     for (int i = 0; i < 240; i++) {
