@@ -152,8 +152,9 @@ void aos__model_plan_bcast_shape(const struct aos__model *m, const struct aos__s
 /* Barrier and all-reduce over a team spanning nodes (coll/barrier.c,
  * exchange.c, reduce.c: node leaders over the network). */
 double aos__model_predict_barrier_shape(const struct aos__model *m, const struct aos__shape *s);
-/* The all-reduce algorithm with the least predicted time over a team of
- * shape s (its time in *predicted_ns). */
+/* The all-reduce algorithm over a team of shape s (its predicted time in
+ * *predicted_ns): the exchange when it is predicted faster than the
+ * chain of node leaders where that fits, else than slices. */
 enum aos__allreduce_algo aos__model_plan_allreduce_shape(const struct aos__model *m,
                                                          const struct aos__shape *s, size_t bytes,
                                                          double *predicted_ns);

@@ -106,7 +106,8 @@ int main(void)
     if (by_exchange)
         CHECK(ops == (uint64_t)(leader ? ITERS * (nodes - 1) : 0));
     else if (me == 0)
-        printf("the model has 8-byte all-reduces go by slices: exchange counts not checked\n");
+        printf("the model has 8-byte all-reduces not go by the exchange: its counts not "
+               "checked\n");
 
     /* Broadcasts from the first and the last PE: only the node leaders for
      * that root (the root on its node) touch the network. */

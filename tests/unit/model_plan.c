@@ -68,12 +68,14 @@ int main(void)
      * (about 66 us here), where slices take 3 barriers of 8 rounds and a
      * gather of 255 two-byte pieces, contended 255-fold (about 38 us). */
     double t;
-    CHECK(aos__model_plan_allreduce(&m, 2, 8, &t) == 1 && NEAR(t, 230.16));
-    CHECK(aos__model_plan_allreduce(&m, 2, 512, &t) == 1);
-    CHECK(aos__model_plan_allreduce(&m, 2, 520, &t) == 0);
-    CHECK(aos__model_plan_allreduce(&m, 256, 512, &t) == 0);
+    CHECK(aos__model_plan_allreduce(&m, 2, 8, &t) == AOS__ALLREDUCE_EXCHANGE &&
+          NEAR(t, 230.16));
+    CHECK(aos__model_plan_allreduce(&m, 2, 512, &t) == AOS__ALLREDUCE_EXCHANGE);
+    CHECK(aos__model_plan_allreduce(&m, 2, 520, &t) == AOS__ALLREDUCE_SLICES);
+    CHECK(aos__model_plan_allreduce(&m, 256, 512, &t) == AOS__ALLREDUCE_SLICES);
     CHECK(t < 40000.0 && NEAR(t, aos__model_predict_allreduce(&m, 256, 512)));
-    CHECK(aos__model_plan_allreduce(&m, 1, 8, &t) == 1 && NEAR(t, 30.0 + 8 * 0.02));
+    CHECK(aos__model_plan_allreduce(&m, 1, 8, &t) == AOS__ALLREDUCE_EXCHANGE &&
+          NEAR(t, 30.0 + 8 * 0.02));
 
     /* Across nodes (4 PEs, 2 on each of 2 nodes, in order), with a network
      * of 1000 ns signals (100 the sender's), 2000 ns gets and puts and 0.5
@@ -91,8 +93,13 @@ int main(void)
                    (half + 100) + 1000;
     CHECK(aos__model_plan_allreduce_shape(&m, &two, 32768, &t) == AOS__ALLREDUCE_CHAIN);
     CHECK(NEAR(t, by_chain));
-    /* Over the put-with-signal limit the put completes before the signal. */
+    /* Over the put-with-signal limit the put completes (2000) before the
+     * signal. */
+    fold = 50 + 262080 * 0.25, half = 131072 * 0.5;
+    by_chain = 30.0 + 200 + (50 + 131008 * 0.2) + fold + (1000 + 2000 + half + fold) +
+               (half + 100 + 2000) + 1000;
     CHECK(aos__model_plan_allreduce_shape(&m, &two, 131072, &t) == AOS__ALLREDUCE_CHAIN);
+    CHECK(NEAR(t, by_chain));
     /* Small: the exchange. Nodes out of order (folding in rank order would
      * need them in order), more than 4 nodes or more than 1 MiB: slices. */
     CHECK(aos__model_plan_allreduce_shape(&m, &two, 8, &t) == AOS__ALLREDUCE_EXCHANGE);

@@ -11,13 +11,14 @@
  * whole park went by without the program driving, or at once when a program
  * thread goes to sleep in the kernel (sleep_begin): its wake may depend on
  * this thread applying the write that ends its wait. Each park that ends
- * with the program still driving doubles the next, from PARK_MIN_NS to
- * PARK_MAX_NS, and serving starts again from the shortest: every wake of
- * this thread takes a CPU from a program thread that is busy communicating
- * (on a machine whose CPUs are all taken, a delay on its critical path),
- * so a program that keeps driving is looked at rarely, and a target that
- * starts computing is served within PARK_MAX_NS, or PARK_MIN_NS after a
- * short burst of communication. */
+ * with the program having driven during it doubles the next, from
+ * PARK_MIN_NS up to PARK_MAX_NS, and serving starts again from the
+ * shortest: every wake of this thread takes a CPU from a program thread
+ * that is busy communicating (on a machine whose CPUs are all taken, a
+ * delay on its critical path), so a program that keeps driving is looked
+ * at rarely. A program that stops driving is served once a whole park
+ * has passed without it: the rest of the park it last drove in and the
+ * next, at most twice PARK_MAX_NS, and less after a short burst. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -99,8 +100,7 @@ static void *loop(void *arg)
         if (driven != seen && aos__load_relaxed(&T.sleepers) == 0) {
             seen = driven;
             park(park_ns);
-            if (park_ns < PARK_MAX_NS)
-                park_ns *= 2;
+            park_ns = park_ns < PARK_MAX_NS / 2 ? 2 * park_ns : PARK_MAX_NS;
             continue;
         }
         park_ns = PARK_MIN_NS;
