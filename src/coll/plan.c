@@ -396,14 +396,14 @@ static double slice_nodes_moves(const struct aos__model *m, const struct aos__sh
  * sources; each next leader, signalled, gets the partial result and folds
  * its node's sources onto it, one after the other; the last puts the
  * result into every other leader's dest, with the signal in one message
- * when it fits (else a put, its completion, then the signal). */
+ * when it fits (else a put and then the signal, which follows it on the
+ * network: the put's completion overlaps). */
 static double chain_nodes_moves(const struct aos__model *m, const struct aos__shape *sh, double s)
 {
     int k = sh->node_max, hops = sh->nnodes - 1;
     double fold = fresh_copy(m, k * s, fresh_per_byte(m, s, FRESH_FOLD));
     double hop = m->net_L + m->net_get + s * m->net_G + fold;
-    double put = s * m->net_G + m->net_o +
-                 (s <= (double)AOS__PUT_SIGNAL_MAX ? 0.0 : m->net_put);
+    double put = s * m->net_G + (s <= (double)AOS__PUT_SIGNAL_MAX ? 1.0 : 2.0) * m->net_o;
     double members = node_gather_release(m, k) +
                      (k > 1 ? fresh_copy(m, s, fresh_per_byte(m, s, FRESH_SYNCED)) : 0.0);
     return members + fold + hops * (hop + put) + m->net_L;

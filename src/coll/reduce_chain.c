@@ -25,6 +25,7 @@
 
 #include "arch/copy.h"
 #include "coll/reduce_ops.h"
+#include "core/event.h"
 #include "core/runtime.h"
 
 /* Where fold_node starts each chunk from: my node's first source, the
@@ -74,17 +75,39 @@ static int fetch_and_fold(const aos_team_t *t, int from, char *dest, const char 
                         : fold_node(t, FROM_DEST, dest, dest_off, src_off, bytes, tsize, type, op);
 }
 
-/* The result in my dest, into the dest of leader `to` on another node. */
+/* The result in my dest, into the dest of leader `to` on another node,
+ * and the signal: in one message when it fits, else a put attached to
+ * `own` (the caller waits for it; *attached says so) and the signal, which
+ * the transport applies after the put, so that the put's completion
+ * overlaps the signal and the other leaders' puts. */
 static int put_result(const aos_team_t *t, int to, const char *dest, uint64_t dest_off,
-                      size_t bytes, uint64_t v)
+                      size_t bytes, uint64_t v, aos_event_t *own, int *attached)
 {
     int pe = t->pes[to];
     uint64_t word = aos__slot_off(t->slot) + AOS__SLOT_DOWN(t->me);
     aos__coll_count_net();
     if (bytes <= AOS__PUT_SIGNAL_MAX)
         return aos__tp(pe)->put_signal(pe, dest_off, dest, bytes, word, v);
-    int rc = aos__tp(pe)->put(pe, dest_off, dest, bytes, NULL);
-    return rc != AOS_OK ? rc : aos__team_signal(t, to, AOS__SLOT_DOWN(t->me), v);
+    int rc = aos__tp(pe)->put(pe, dest_off, dest, bytes, own);
+    if (rc != AOS_OK)
+        return rc;
+    *attached = 1;
+    return aos__team_signal(t, to, AOS__SLOT_DOWN(t->me), v);
+}
+
+/* The last leader: the result into every other leader's dest. */
+static int put_results(const aos_team_t *t, const char *dest, uint64_t dest_off, size_t bytes,
+                       uint64_t v)
+{
+    struct aos_event own = {.magic = AOS__EVENT_MAGIC};
+    int attached = 0, rc = AOS_OK;
+    for (int n = 0; rc == AOS_OK && n < t->nnodes - 1; n++)
+        rc = put_result(t, t->leader[n], dest, dest_off, bytes, v, &own, &attached);
+    if (attached) { /* even after a failure: the transport holds `own` until then */
+        int wrc = aos__event_wait(&own);
+        rc = rc != AOS_OK ? rc : wrc;
+    }
+    return rc;
 }
 
 static int leader(aos_team_t *t, char *dest, const char *source, uint64_t dest_off,
@@ -108,8 +131,8 @@ static int leader(aos_team_t *t, char *dest, const char *source, uint64_t dest_o
         if (rc == AOS_OK)
             rc = aos__team_wait(t, AOS__SLOT_DOWN(t->leader[last]), v);
     }
-    for (int n = 0; rc == AOS_OK && nd == last && n < last; n++)
-        rc = put_result(t, t->leader[n], dest, dest_off, bytes, v);
+    if (rc == AOS_OK && nd == last)
+        rc = put_results(t, dest, dest_off, bytes, v);
     for (int i = 1; rc == AOS_OK && i < t->nmine; i++)
         rc = aos__team_signal(t, t->mine[i], AOS__SLOT_DOWN(t->me), v);
     for (int i = 1; rc == AOS_OK && i < t->nmine; i++)
