@@ -243,12 +243,13 @@ static void plan_for(aos_team_t *t, size_t nbytes, int root)
  * its announcement (put_signal, one message); larger ones announce each
  * chunk and the child gets it, and the parent waits for its ack before its
  * buffer may change. A pushed child tells its parent it has entered (its
- * enter word), and the data goes into its dest only once it has. The
- * smallest (staged) go instead into one of the child's two staging
- * buffers, by parity, which the child copies to dest: the parent needs the
- * child to have entered the staged broadcast before, not this one (it is
- * done with the buffer of the one before that), so a stream of them does
- * not wait a message from the child each. That evidence is in my slot only
+ * enter word); were the data put into its dest, that could happen only
+ * once it has. Those up to AOS__BCAST_STAGE_BYTES (staged: every pushed one
+ * today) go instead into one of the child's two staging buffers, by
+ * parity, which the child copies to dest: the parent needs the child to
+ * have entered the staged broadcast before, not this one (it is done with
+ * the buffer of the one before that), so a stream of them does not wait a
+ * message from the child each. That evidence is in my slot only
  * when the child's parent then was me; for a child that was not mine in
  * the last staged broadcast, the parent waits for this broadcast's entry,
  * as for pushed ones. */
