@@ -21,6 +21,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <ucp/api/ucp.h>
@@ -219,6 +220,17 @@ static void xfer(int sock, void *buf, size_t len, int out)
     }
 }
 
+/* Drives the worker until sock has something to read: a peer still
+ * flushing its endpoint needs my worker to answer (UCP over TCP acknowledges
+ * from the target's progress), so blocking in read() here could leave it
+ * waiting for ever. */
+static void progress_until_readable(int sock)
+{
+    struct pollfd pf = {.fd = sock, .events = POLLIN};
+    while (poll(&pf, 1, 0) == 0)
+        ucp_worker_progress(worker);
+}
+
 /* Sends my worker address, window address and key; receives the peer's. */
 static void connect_peer(int sock, ucp_mem_h mem)
 {
@@ -369,6 +381,7 @@ int main(int argc, char **argv)
     flush();
     char done = 1;
     xfer(sock, &done, 1, 1); /* neither closes its endpoint while the other works */
+    progress_until_readable(sock); /* the peer's flush may need my worker */
     xfer(sock, &done, 1, 0);
     ucp_rkey_destroy(rkey);
     ucp_request_param_t cp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
