@@ -347,9 +347,14 @@ void aos__ucx_batch_complete(struct aos__ucx_batch *b)
 
 /* Starts a flush for every peer with a wake waiting, and with batches
  * also for every peer with events waiting (a flush for a wake takes the
- * peer's events along anyway). Under lock. */
+ * peer's events along anyway). The flushes are issued after the lock is
+ * let go: UCP takes its worker lock in them, and a thread inside the
+ * worker's progress, which holds that lock, takes this one when a message
+ * handler sends (aos__ucx_core_am) or posts a put with an event. */
 static void start_flushes(int batches)
 {
+    struct flush_ctx *todo = NULL;
+    pthread_mutex_lock(&U.lock);
     /* Messages a handler deferred while settle was sending stay pending. */
     aos__store_relaxed(&U.pending, deferred_head != NULL);
     if (batches)
@@ -367,17 +372,26 @@ static void start_flushes(int batches)
                 flag_batched();
             continue;
         }
+        /* The flush, issued below, is later than every operation these
+         * events and this range stand for. Until it is done, `flushing`
+         * keeps another settle from starting one more for this peer. */
         *c = (struct flush_ctx){.pe = pe, .batch = p->waiting, .lo = p->wake_lo,
-                                .hi = p->wake_hi};
-        aos__store_release(&c->issued, 1); /* pairs with the acquire in flush_done */
+                                .hi = p->wake_hi, .next = todo};
+        todo = c;
         p->waiting = (struct aos__ucx_batch){0};
         p->wake_lo = p->wake_hi = 0;
         p->flushing = 1;
+    }
+    pthread_mutex_unlock(&U.lock);
+    while (todo != NULL) {
+        struct flush_ctx *c = todo;
+        todo = c->next; /* before the flush: flush_done reuses next */
+        aos__store_release(&c->issued, 1); /* pairs with the acquire in flush_done */
         ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
                                                   UCP_OP_ATTR_FIELD_USER_DATA,
                                   .cb.send = flush_done,
                                   .user_data = c};
-        ucs_status_ptr_t req = ucp_ep_flush_nbx(p->ep, &rp);
+        ucs_status_ptr_t req = ucp_ep_flush_nbx(U.peers[c->pe].ep, &rp);
         if (req == NULL || UCS_PTR_IS_ERR(req))
             flush_done(NULL, UCS_OK, c); /* done (or failed: the job is ending) */
     }
@@ -443,9 +457,7 @@ void aos__ucx_settle(unsigned how)
         if (aos__load_relaxed(&U.pending) || batches) {
             if (!in_handler)
                 send_deferred();
-            pthread_mutex_lock(&U.lock);
             start_flushes(batches);
-            pthread_mutex_unlock(&U.lock);
         }
         finish_flushes();
         if (!(how & AOS__UCX_SETTLE_WAIT) || !outstanding())
