@@ -6,7 +6,9 @@
  *    through /proc/PID/fd) and its launcher socket sits at a high number;
  *  - a program that closes every descriptor it did not open itself (and
  *    then reuses the numbers for its own files) still publishes buffers
- *    correctly and finalizes without aosrun blaming it.
+ *    correctly and finalizes without aosrun blaming it; when the job spans
+ *    nodes, the network transport's connections are descriptors of aos's
+ *    that stay open, and the program closes those it inherited.
  * usage: launch_env [child]   (child: what the PE starts) */
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,17 +71,19 @@ static void check_fd(int fd, void *arg)
                 target);
         exit(1);
     }
-    if (strncmp(target, "socket:", 7) == 0 && fd < 128) {
+    /* Across nodes UCX's connections are sockets at low numbers. */
+    if (strncmp(target, "socket:", 7) == 0 && fd < 128 && arg == NULL) {
         fprintf(stderr, "FAIL PE %d: aos's socket is at descriptor %d, among the program's\n",
                 aos_my_pe(), fd);
         exit(1);
     }
 }
 
+/* arg non-NULL: only those open before aos_init. */
 static void close_fd(int fd, void *arg)
 {
-    (void)arg;
-    close(fd);
+    if (arg == NULL || (fd < 1024 && before[fd]))
+        close(fd);
 }
 
 static int child(void)
@@ -97,14 +102,20 @@ int main(int argc, char **argv)
         return child();
     const char *boot_env = getenv("AOS_BOOT_FD");
     int boot = boot_env != NULL ? atoi(boot_env) : -1;
+    struct stat boot_st; /* the launcher's socket, to know it again */
+    CHECK(boot < 0 || fstat(boot, &boot_st) == 0);
     each_fd(note_fd, NULL);
     CHECK_OK(aos_init());
     int me = aos_my_pe(), n = aos_n_pes();
     CHECK(getenv("AOS_BOOT_FD") == NULL && getenv("AOS_RANK") == NULL &&
           getenv("AOS_NPES") == NULL);
-    each_fd(check_fd, NULL);
-    /* the launcher's socket left the number the program inherited it at */
-    CHECK(boot < 0 || fcntl(boot, F_GETFD) == -1);
+    int spans_nodes = aos_team_n_pes(aos_team_node()) != n;
+    each_fd(check_fd, spans_nodes ? before : NULL);
+    /* the launcher's socket left the number the program inherited it at
+     * (which a descriptor aos opened later may have taken) */
+    struct stat now_st;
+    CHECK(boot < 0 || fstat(boot, &now_st) != 0 || now_st.st_ino != boot_st.st_ino ||
+          now_st.st_dev != boot_st.st_dev);
 
     /* An aos program started from this PE is a job of its own. */
     char cmd[4200];
@@ -116,7 +127,9 @@ int main(int argc, char **argv)
     /* The program closes everything it did not open, then opens files of
      * its own, which take the freed numbers. */
     CHECK_OK(aos_barrier_all());
-    each_fd(close_fd, NULL);
+    if (spans_nodes && boot >= 0 && boot < 1024)
+        before[boot] = 0; /* aos moved it, and its number may be UCX's now */
+    each_fd(close_fd, spans_nodes ? before : NULL);
     char tmpl[4096];
     const char *tmp = getenv("TMPDIR");
     snprintf(tmpl, sizeof tmpl, "%s/launch_env.XXXXXX", tmp != NULL ? tmp : "/tmp");

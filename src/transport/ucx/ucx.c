@@ -240,12 +240,19 @@ static int ucx_start(struct aos__runtime *rt)
         return AOS_ERR_NO_MEMORY;
     pthread_mutex_init(&U.lock, NULL);
     pthread_mutex_init(&U.key_lock, NULL);
+    struct aos__ucx_fds before;
+    aos__ucx_fds_note(&before);
     int rc = open_worker(rt);
     if (rc != AOS_OK)
         goto fail_peers;
     rc = exchange(rt);
+    if (rc == AOS_OK) { /* every endpoint connected: UCX opens no more sockets */
+        ucp_request_param_t none = {0};
+        rc = aos__ucx_wait(ucp_worker_flush_nbx(U.worker, &none), "connecting", rt->me);
+    }
     if (rc != AOS_OK)
         goto fail_connected;
+    aos__ucx_fds_cloexec_new(&before);
     rc = aos__ucx_thread_start();
     if (rc != AOS_OK)
         goto fail_connected;
@@ -256,6 +263,7 @@ fail_connected:
     ucp_worker_destroy(U.worker);
     ucp_cleanup(U.context);
 fail_peers:
+    free(before.fd);
     pthread_mutex_destroy(&U.key_lock);
     pthread_mutex_destroy(&U.lock);
     free(U.peers);

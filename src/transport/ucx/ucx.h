@@ -2,7 +2,8 @@
  * an endpoint per off-node peer). Files: ucx.c (start/stop and the table),
  * rma.c (put/get/blocks/atomics/ordering), keys.c (memory registration and
  * remote keys), am.c (active messages: wakes, signals, the core's
- * messages), thread.c (the progress thread asleep on the worker's event fd).
+ * messages), thread.c (the progress thread asleep on the worker's event fd),
+ * fds.c (UCX's descriptors made close-on-exec).
  *
  * Thread safety: the worker runs in UCS_THREAD_MODE_MULTI, so any thread may
  * call UCP; aos's own per-peer bookkeeping is under `lock`, except the
@@ -163,6 +164,16 @@ void aos__ucx_settle(unsigned how);
 #define AOS__UCX_APPLIED_BY_CPU 1u
 #define AOS__UCX_ORDERED 2u
 unsigned aos__ucx_lane_traits(ucp_ep_h ep);
+
+/* fds.c: the descriptors open before the transport started, then every
+ * later one marked close-on-exec (UCX opens its own without). */
+struct aos__ucx_fds {
+    int *fd;
+    size_t count, cap;
+    int failed; /* not known: mark none */
+};
+void aos__ucx_fds_note(struct aos__ucx_fds *before);
+void aos__ucx_fds_cloexec_new(struct aos__ucx_fds *before);
 
 /* thread.c */
 int aos__ucx_thread_start(void);

@@ -1,0 +1,74 @@
+/* UCX opens its descriptors (pipes, epoll and timer descriptors, /dev/null,
+ * TCP sockets) without close-on-exec, so a program a PE starts (system(),
+ * a helper tool) would inherit every connection of the job and keep it
+ * open after the PE ends. aos marks them close-on-exec: the descriptors
+ * that appeared while the transport started are UCX's (one that another
+ * thread of the program opened meanwhile would be marked too), and
+ * start-up waits until every endpoint is connected, so no socket of UCX's
+ * comes later (UCP over TCP has one connection per pair of PEs, made
+ * then). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+
+#include "transport/ucx/ucx.h"
+
+/* Calls fn(fd, arg) for every open descriptor of this process but the
+ * directory's own; 0 when /proc cannot be read (nothing is called). */
+static int each_fd(void (*fn)(int fd, void *arg), void *arg)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long fd = strtol(e->d_name, &end, 10);
+        if (end != e->d_name && *end == '\0' && fd >= 0 && fd != dirfd(d) && fd <= INT32_MAX)
+            fn((int)fd, arg);
+    }
+    closedir(d);
+    return 1;
+}
+
+static void note_fd(int fd, void *arg)
+{
+    struct aos__ucx_fds *s = arg;
+    if (s->count == s->cap) {
+        size_t cap = s->cap != 0 ? 2 * s->cap : 64;
+        int *grown = realloc(s->fd, cap * sizeof *grown);
+        if (grown == NULL) {
+            s->failed = 1;
+            return;
+        }
+        s->fd = grown;
+        s->cap = cap;
+    }
+    s->fd[s->count++] = fd;
+}
+
+void aos__ucx_fds_note(struct aos__ucx_fds *before)
+{
+    *before = (struct aos__ucx_fds){0};
+    if (!each_fd(note_fd, before))
+        before->failed = 1;
+}
+
+static void mark_new(int fd, void *arg)
+{
+    const struct aos__ucx_fds *before = arg;
+    for (size_t i = 0; i < before->count; i++)
+        if (before->fd[i] == fd)
+            return;
+    int flags = fcntl(fd, F_GETFD);
+    if (flags >= 0 && !(flags & FD_CLOEXEC))
+        (void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+void aos__ucx_fds_cloexec_new(struct aos__ucx_fds *before)
+{
+    if (!before->failed) /* else leave them: marking the program's would be worse */
+        (void)each_fd(mark_new, before);
+    free(before->fd);
+    *before = (struct aos__ucx_fds){0};
+}
