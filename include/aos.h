@@ -326,7 +326,10 @@ AOS__AMO_DECLARE_BOTH(uint64_t, u64)
  * way, and waits only when 64 of its handle's items are still unanswered
  * (the owner holds items that found the queue full until a dequeue makes
  * room). An item that reaches a queue destroyed meanwhile is dropped, and the
- * producer's next call on the handle returns AOS_ERR_DESTROYED. */
+ * producer's next call on the handle returns AOS_ERR_DESTROYED.
+ * aos_queue_detach of such a handle waits until the owner has every item
+ * sent through it (dequeued, or held for a full queue and then dequeued),
+ * as aos_enqueue on a node waits while the queue is full. */
 typedef struct aos_queue aos_queue_t;
 
 int aos_queue_create(uint64_t key, size_t item_size, size_t capacity, aos_queue_t **q);
