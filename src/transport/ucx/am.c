@@ -385,13 +385,16 @@ static void start_flushes(int batches)
     pthread_mutex_unlock(&U.lock);
     while (todo != NULL) {
         struct flush_ctx *c = todo;
-        todo = c->next; /* before the flush: flush_done reuses next */
+        /* Read before the release: from there on c is the callback's,
+         * which may run on another thread and free it (finish_flushes). */
+        todo = c->next;
+        ucp_ep_h ep = U.peers[c->pe].ep;
         aos__store_release(&c->issued, 1); /* pairs with the acquire in flush_done */
         ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
                                                   UCP_OP_ATTR_FIELD_USER_DATA,
                                   .cb.send = flush_done,
                                   .user_data = c};
-        ucs_status_ptr_t req = ucp_ep_flush_nbx(U.peers[c->pe].ep, &rp);
+        ucs_status_ptr_t req = ucp_ep_flush_nbx(ep, &rp);
         if (req == NULL || UCS_PTR_IS_ERR(req))
             flush_done(NULL, UCS_OK, c); /* done (or failed: the job is ending) */
     }
