@@ -9,7 +9,10 @@
  * call UCP; aos's own per-peer bookkeeping is under `lock`, except the
  * `unflushed` hints, which are atomics. UCX completion callbacks run inside
  * whichever thread drives the worker, maybe one holding a lock: they take
- * none, they only update atomics. */
+ * none, they only update atomics. Message handlers, which run there too,
+ * do take `lock` (a handler's messages are deferred under it, a put with
+ * an event joins a batch), so no UCP call is made while holding `lock`:
+ * UCP's worker lock is always taken first. */
 #ifndef AOS_TRANSPORT_UCX_H
 #define AOS_TRANSPORT_UCX_H
 
