@@ -167,6 +167,32 @@ fail_key:
     return rc;
 }
 
+/* UCX's TCP moves data in segments of 8 KiB unless told otherwise, each a
+ * system call and a turn of the target's progress: large puts, gets and
+ * broadcasts ran at a quarter of what the same link carries in 64 KiB
+ * segments. UCP takes transport settings only from the environment (its
+ * config_modify refuses them), which UCT reads when the worker opens its
+ * interfaces: set there for that moment unless the user set them, then
+ * taken out again. Bits of what was set. */
+#define TCP_SEG_SIZE "64k"
+static const char *const tcp_seg_vars[] = {"UCX_TCP_TX_SEG_SIZE", "UCX_TCP_RX_SEG_SIZE"};
+
+static int set_tcp_segments(void)
+{
+    int set = 0;
+    for (int i = 0; i < 2; i++)
+        if (getenv(tcp_seg_vars[i]) == NULL && setenv(tcp_seg_vars[i], TCP_SEG_SIZE, 0) == 0)
+            set |= 1 << i;
+    return set;
+}
+
+static void unset_tcp_segments(int set)
+{
+    for (int i = 0; i < 2; i++)
+        if (set & (1 << i))
+            (void)unsetenv(tcp_seg_vars[i]);
+}
+
 static int open_worker(struct aos__runtime *rt)
 {
     ucp_config_t *cfg;
@@ -191,8 +217,10 @@ static int open_worker(struct aos__runtime *rt)
         return rc;
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                               .thread_mode = UCS_THREAD_MODE_MULTI};
+    int seg_set = set_tcp_segments();
     rc = aos__ucx_status(ucp_worker_create(U.context, &wp, &U.worker), "creating a worker",
                          rt->me);
+    unset_tcp_segments(seg_set);
     if (rc != AOS_OK)
         goto fail_context;
     ucp_worker_attr_t attr = {.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE};
