@@ -109,6 +109,11 @@ int main(int argc, char **argv)
     int me = aos_my_pe(), n = aos_n_pes();
     CHECK(getenv("AOS_BOOT_FD") == NULL && getenv("AOS_RANK") == NULL &&
           getenv("AOS_NPES") == NULL);
+    /* aos moved the launcher's socket away from the number it came at,
+     * which a descriptor aos opened later (UCX's) may have taken: whatever
+     * is there now is aos's, not the program's. */
+    if (boot >= 0 && boot < 1024)
+        before[boot] = 0;
     int spans_nodes = aos_team_n_pes(aos_team_node()) != n;
     each_fd(check_fd, spans_nodes ? before : NULL);
     /* the launcher's socket left the number the program inherited it at
@@ -127,8 +132,6 @@ int main(int argc, char **argv)
     /* The program closes everything it did not open, then opens files of
      * its own, which take the freed numbers. */
     CHECK_OK(aos_barrier_all());
-    if (spans_nodes && boot >= 0 && boot < 1024)
-        before[boot] = 0; /* aos moved it, and its number may be UCX's now */
     each_fd(close_fd, spans_nodes ? before : NULL);
     char tmpl[4096];
     const char *tmp = getenv("TMPDIR");

@@ -173,10 +173,11 @@ fail_key:
  * segments. UCP takes transport settings only from the environment (its
  * config_modify refuses them), which UCT reads when the worker opens its
  * interfaces: set there for that moment unless the user set them, then
- * taken out again. Bits of what was set. */
+ * taken out again. */
 #define TCP_SEG_SIZE "64k"
 static const char *const tcp_seg_vars[] = {"UCX_TCP_TX_SEG_SIZE", "UCX_TCP_RX_SEG_SIZE"};
 
+/* Returns bit i set for each tcp_seg_vars[i] it set. */
 static int set_tcp_segments(void)
 {
     int set = 0;
