@@ -5,6 +5,10 @@
  * single-threaded worker that it polls, as a program written for UCP would.
  * The operations are those aos-bench times through aos:
  *   pingpong   put payload, put flag, flush; the peer polls the flag
+ *   pingpong_fence   the same, again after the bandwidth runs, where
+ *              aos-bench measures its own pingpong_fence: UCT's TCP
+ *              endpoint that has carried zero-copy puts sends a request
+ *              with each later flush and waits for its acknowledgement
  *   put_quiet  8-byte put and a flush of the endpoint
  *   get        8-byte get, waited for
  *   put_bw / put_rate   puts, one flush at the end
@@ -368,6 +372,7 @@ int main(int argc, char **argv)
 
     struct bench_target target = {.me = me, .pingpong = pingpong, .timed = timed};
     bench_run_all(&target, scale);
+    bench_pingpong_sweep(&target, "pingpong_fence", scale);
     /* A notified put in UCP is the ping-pong's put, flag put and flush. */
     double v[TRIALS];
     long n = (long)(20000 * scale) + 10;
