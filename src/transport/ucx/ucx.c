@@ -176,12 +176,13 @@ fail_key:
  * taken out again. */
 #define TCP_SEG_SIZE "64k"
 static const char *const tcp_seg_vars[] = {"UCX_TCP_TX_SEG_SIZE", "UCX_TCP_RX_SEG_SIZE"};
+#define TCP_SEG_VARS ((int)(sizeof tcp_seg_vars / sizeof *tcp_seg_vars))
 
 /* Returns bit i set for each tcp_seg_vars[i] it set. */
 static int set_tcp_segments(void)
 {
     int set = 0;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < TCP_SEG_VARS; i++)
         if (getenv(tcp_seg_vars[i]) == NULL && setenv(tcp_seg_vars[i], TCP_SEG_SIZE, 0) == 0)
             set |= 1 << i;
     return set;
@@ -189,7 +190,7 @@ static int set_tcp_segments(void)
 
 static void unset_tcp_segments(int set)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < TCP_SEG_VARS; i++)
         if (set & (1 << i))
             (void)unsetenv(tcp_seg_vars[i]);
 }
