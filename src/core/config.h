@@ -53,6 +53,10 @@
       "treat every network peer as RDMA does: a wake message after each off-node write "  \
       "that may end a wait, a flush to order an atomic or signal after puts, even where " \
       "one TCP stream makes both needless; for testing the paths RDMA networks take")    \
+    X(net_coalesce, "AOS_NET_COALESCE", BOOL, "1", 0,                                       \
+      "send the small puts with events and the posted atomics a PE issues to one network " \
+      "peer in one message, where one TCP stream carries them all in order and the "      \
+      "peer's CPU applies them; 0 sends each on its own")                                 \
     X(debug, "AOS_DEBUG", BOOL, "0", 0, "print start-up diagnostics to stderr")
 
 struct aos__config {

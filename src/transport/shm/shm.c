@@ -19,6 +19,7 @@
 
 #include "arch/atomics.h"
 #include "arch/copy.h"
+#include "arch/cpu_amo.h"
 #include "arch/futex.h"
 #include "core/bootstrap.h"
 #include "core/event.h"
@@ -203,51 +204,13 @@ static int shm_quiet(void)
     return AOS_OK;
 }
 
-/* One CPU atomic on the mapped word. Every form is a seq_cst read-modify-
- * write (or load), so it is ordered after this PE's earlier copies to the
- * same memory: the outstanding-ordering rule holds with no extra fence. */
-#define AMO_APPLY(T, p, op, operand, compare)                                              \
-    do {                                                                                   \
-        T opd_ = (T)(operand), cmp_ = (T)(compare);                                        \
-        switch (op) {                                                                      \
-        case AOS_AMO_ADD: return __atomic_fetch_add(p, opd_, __ATOMIC_SEQ_CST);            \
-        case AOS_AMO_AND: return __atomic_fetch_and(p, opd_, __ATOMIC_SEQ_CST);            \
-        case AOS_AMO_OR: return __atomic_fetch_or(p, opd_, __ATOMIC_SEQ_CST);              \
-        case AOS_AMO_XOR: return __atomic_fetch_xor(p, opd_, __ATOMIC_SEQ_CST);            \
-        case AOS_AMO_SET: return __atomic_exchange_n(p, opd_, __ATOMIC_SEQ_CST);           \
-        case AOS_AMO_CLEAR: return __atomic_exchange_n(p, (T)0, __ATOMIC_SEQ_CST);         \
-        case AOS_AMO_READ: return __atomic_load_n(p, __ATOMIC_SEQ_CST);                    \
-        case AOS_AMO_CAS:                                                                  \
-            __atomic_compare_exchange_n(p, &cmp_, opd_, 0, __ATOMIC_SEQ_CST,               \
-                                        __ATOMIC_SEQ_CST);                                 \
-            return cmp_; /* the old value whether or not it matched */                     \
-        }                                                                                  \
-        return 0;                                                                          \
-    } while (0)
-
-static uint64_t amo32(uint32_t *p, aos_amo_op_t op, uint64_t operand, uint64_t compare)
-{
-    AMO_APPLY(uint32_t, p, op, operand, compare);
-}
-
-static uint64_t amo64(uint64_t *p, aos_amo_op_t op, uint64_t operand, uint64_t compare)
-{
-    AMO_APPLY(uint64_t, p, op, operand, compare);
-}
-
 static int shm_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
                    uint64_t compare, void *result, aos_event_t *ev)
 {
     void *p = peer_addr(pe, off);
-    if (width == 4) {
-        uint32_t v = (uint32_t)amo32(p, op, operand, compare);
-        if (result != NULL)
-            memcpy(result, &v, sizeof v);
-    } else {
-        uint64_t v = amo64(p, op, operand, compare);
-        if (result != NULL)
-            memcpy(result, &v, sizeof v);
-    }
+    uint64_t v = aos__cpu_amo(p, width, op, operand, compare);
+    if (result != NULL) /* little-endian: width 4 is the low half */
+        memcpy(result, &v, width);
     if (op == AOS_AMO_READ) {
         aos__event_done_at_issue(ev);
         return AOS_OK;

@@ -4,7 +4,8 @@
  *  SIGNAL store b into the word at a (a seq_cst exchange, as shm does), ring;
  *  PUT_SIGNAL  the payload is an offset and data: copy the data there,
  *         then as SIGNAL;
- *  CORE   hand the payload to the core's handler a (core/am.h).
+ *  CORE   hand the payload to the core's handler a (core/am.h);
+ *  COALESCED  the payload is records of puts and atomics (coalesce.c).
  * Messages are sent eagerly (payloads are small), so the data is in hand
  * when the handler runs, on whichever thread drives my worker. A core
  * handler that sends (a reply) runs inside UCP's progress, where waiting
@@ -42,6 +43,11 @@ static struct deferred *deferred_head, **deferred_tail = &deferred_head; /* unde
 
 /* Per thread: inside a core handler (its sends are deferred). */
 static _Thread_local int in_handler;
+
+int aos__ucx_in_handler(void)
+{
+    return in_handler;
+}
 
 static struct aos__bell *my_bell(void)
 {
@@ -136,6 +142,7 @@ static ucs_status_t on_message(void *arg, const void *header, size_t header_len,
         }
         break;
     case AOS__UCX_PUT_SIGNAL: put_signal(&h, data, len); break;
+    case AOS__UCX_COALESCED: aos__ucx_coalesced_apply(data, len); break;
     case AOS__UCX_CORE:
         in_handler++;
         aos__am_dispatch((int)h.src, (unsigned)h.a, data, len);
@@ -159,17 +166,31 @@ int aos__ucx_am_start(void)
                            "setting the message handler", aos__rt.me);
 }
 
-int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, const void *payload,
-                size_t len)
+/* One message on ep; *issuing (when given) drops once UCP has it. */
+static int send_on(ucp_ep_h ep, int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b,
+                   const void *payload, size_t len, uint32_t *issuing)
 {
     struct am_header h = {.src = (uint32_t)aos__rt.me, .kind = kind, .a = a, .b = b};
     ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                              .flags = UCP_AM_SEND_FLAG_EAGER};
+    ucs_status_ptr_t req = ucp_am_send_nbx(ep, AM_ID, &h, sizeof h, payload, len, &p);
+    if (issuing != NULL) /* release: pairs with the acquire in coalesce.c's send_now */
+        (void)aos__fetch_sub_release(issuing, 1);
     /* Waiting for local completion: h lives on this stack, and the caller
      * may reuse payload when this returns. Eager sends of a few words
      * complete at once. */
-    return aos__ucx_wait(ucp_am_send_nbx(U.peers[pe].ep, AM_ID, &h, sizeof h, payload, len, &p),
-                         "sending a message", pe);
+    return aos__ucx_wait(req, "sending a message", pe);
+}
+
+int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, const void *payload,
+                size_t len)
+{
+    return send_on(aos__ucx_ep(pe), pe, kind, a, b, payload, len, NULL);
+}
+
+int aos__ucx_am_coalesced(int pe, const void *buf, size_t len, uint32_t *issuing)
+{
+    return send_on(U.peers[pe].ep, pe, AOS__UCX_COALESCED, 0, 0, buf, len, issuing);
 }
 
 int aos__ucx_am_put_signal(int pe, uint64_t off, const void *src, size_t len, uint64_t sig_off,
@@ -185,7 +206,7 @@ int aos__ucx_am_put_signal(int pe, uint64_t off, const void *src, size_t len, ui
                              .datatype = ucp_dt_make_iov()};
     /* Waiting for local completion, as aos__ucx_am does: h, iov and off
      * live on this stack, and the caller may reuse src on return. */
-    return aos__ucx_wait(ucp_am_send_nbx(U.peers[pe].ep, AM_ID, &h, sizeof h, iov, 2, &p),
+    return aos__ucx_wait(ucp_am_send_nbx(aos__ucx_ep(pe), AM_ID, &h, sizeof h, iov, 2, &p),
                          "sending a message", pe);
 }
 
@@ -388,7 +409,7 @@ static void start_flushes(int batches)
         /* Read before the release: from there on c is the callback's,
          * which may run on another thread and free it (finish_flushes). */
         todo = c->next;
-        ucp_ep_h ep = U.peers[c->pe].ep;
+        ucp_ep_h ep = aos__ucx_ep(c->pe); /* after the records the events stand for */
         aos__store_release(&c->issued, 1); /* pairs with the acquire in flush_done */
         ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
                                                   UCP_OP_ATTR_FIELD_USER_DATA,
@@ -455,6 +476,7 @@ void aos__ucx_settle(unsigned how)
         how |= AOS__UCX_SETTLE_EAGER;
     unsigned idle = 0;
     do {
+        aos__ucx_coalesce_send_all();
         int batches = batches_due(how);
         /* Relaxed: a hint; wake_later sets it under the lock, rechecked there. */
         if (aos__load_relaxed(&U.pending) || batches) {

@@ -59,7 +59,7 @@ int aos__ucx_flush_peer(int pe)
                                               UCP_OP_ATTR_FIELD_USER_DATA,
                               .cb.send = peer_flush_done,
                               .user_data = &f};
-    ucs_status_ptr_t req = ucp_ep_flush_nbx(p->ep, &rp);
+    ucs_status_ptr_t req = ucp_ep_flush_nbx(aos__ucx_ep(pe), &rp);
     if (req == NULL || UCS_PTR_IS_ERR(req)) { /* no callback comes */
         peer_flush_done(NULL, req == NULL ? UCS_OK : UCS_PTR_STATUS(req), &f);
         if (req == NULL)
@@ -142,7 +142,7 @@ static int drain(struct inflight *f)
 static int pieces(int put, char *local, int pe, uint64_t off, size_t len, struct inflight *f)
 {
     ucp_request_param_t none = {0};
-    ucp_ep_h ep = U.peers[pe].ep;
+    ucp_ep_h ep = aos__ucx_ep(pe);
     const char *what = put ? "put" : "get";
     int rc = AOS_OK;
     while (len > 0 && rc == AOS_OK) {
@@ -170,8 +170,18 @@ static int pieces(int put, char *local, int pe, uint64_t off, size_t len, struct
     return rc;
 }
 
-static int put_pieces(int pe, uint64_t off, const char *src, size_t len, struct inflight *f)
+/* A put as pieces, or, when `coalesce` and pe takes it, as a record in
+ * pe's coalescing buffer (coalesce.c). */
+static int put_pieces(int pe, uint64_t off, const char *src, size_t len, struct inflight *f,
+                      int coalesce)
 {
+    if (coalesce) {
+        int rc = aos__ucx_coalesce_put(pe, off, src, len);
+        if (rc != AOS_ERR_AGAIN) {
+            mark_unflushed(pe, AOS__UCX_PUTS); /* even after a failure: a buffer may have gone */
+            return rc;
+        }
+    }
     return pieces(1, (char *)(uintptr_t)src, pe, off, len, f); /* only read */
 }
 
@@ -197,9 +207,11 @@ static int finish_write(int pe, uint64_t lo, uint64_t hi, aos_event_t *ev)
     return rc != AOS_OK ? rc : aos__ucx_wake_now(pe, lo, hi);
 }
 
+/* A blocking put is not coalesced: it waits for a flush of its own anyway,
+ * and alone in its message it costs no copy. */
 int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
 {
-    int rc = put_pieces(pe, off, src, len, NULL);
+    int rc = put_pieces(pe, off, src, len, NULL, ev != NULL);
     return rc != AOS_OK ? rc : finish_write(pe, off, off + len, ev);
 }
 
@@ -273,7 +285,7 @@ static int get_posted(void *dst, int pe, uint64_t off, size_t len, aos_event_t *
                               .cb.send = get_done,
                               .user_data = r};
     reply_expect(r, ev);
-    ucs_status_ptr_t req = ucp_get_nbx(U.peers[pe].ep, dst, len, raddr, rk, &rp);
+    ucs_status_ptr_t req = ucp_get_nbx(aos__ucx_ep(pe), dst, len, raddr, rk, &rp);
     if (req != NULL && !UCS_PTR_IS_ERR(req)) {
         aos__ucx_issued();
         return AOS_OK; /* get_done completes it */
@@ -329,7 +341,7 @@ int aos__ucx_put_block(int pe, uint64_t off, const void *src, const aos_block_t 
         for (size_t r = 0; r < b->count[0] && rc == AOS_OK; r++) {
             uint64_t at = off + p * b->remote_stride[1] + r * b->remote_stride[0];
             rc = put_pieces(pe, at, s + p * b->local_stride[1] + r * b->local_stride[0],
-                            b->run, &f);
+                            b->run, &f, 1);
             if (at + b->run > hi)
                 hi = at + b->run;
         }
@@ -419,6 +431,15 @@ static ucp_atomic_op_t ucp_op(aos_amo_op_t op, uint64_t *operand)
 int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
                    uint64_t compare, void *result, aos_event_t *ev)
 {
+    if (result == NULL && ev == NULL &&
+        (op == AOS_AMO_ADD || op == AOS_AMO_AND || op == AOS_AMO_OR || op == AOS_AMO_XOR)) {
+        /* Posted: one record, applied at pe after my earlier records. */
+        int crc = aos__ucx_coalesce_amo(pe, off, op, width, operand);
+        if (crc != AOS_ERR_AGAIN) {
+            mark_unflushed(pe, AOS__UCX_POSTED);
+            return crc;
+        }
+    }
     int rc = aos__ucx_order_after_puts(pe);
     if (rc != AOS_OK)
         return rc;
@@ -453,7 +474,7 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
         rp.user_data = c;
         reply_expect(&c->head, ev);
     }
-    ucs_status_ptr_t req = ucp_atomic_op_nbx(U.peers[pe].ep, uop, &c->operand, 1, raddr, rk, &rp);
+    ucs_status_ptr_t req = ucp_atomic_op_nbx(aos__ucx_ep(pe), uop, &c->operand, 1, raddr, rk, &rp);
     if (ev != NULL) {
         if (req == NULL && result != NULL) /* done at once */
             memcpy(result, &c->reply, width);

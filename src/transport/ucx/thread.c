@@ -18,7 +18,14 @@
  * delay on its critical path), so a program that keeps driving is looked
  * at rarely. A program that stops driving is served once a whole park
  * has passed without it: the rest of the park it last drove in and the
- * next, at most twice PARK_MAX_NS, and less after a short burst. */
+ * next, at most twice PARK_MAX_NS, and less after a short burst.
+ *
+ * Records a program coalesced (coalesce.c) and then left, computing or
+ * spinning on its own memory, are sent by this thread within about
+ * RECORDS_NS: it does not poll while some wait, and the first record
+ * appended while it polls cuts the poll short (aos__ucx_thread_nudge). It does not send them at once: a program
+ * streaming small operations fills its buffers faster than this thread
+ * could wake for each. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -36,6 +43,11 @@
 #define PARK_MIN_NS 1000000u
 #define PARK_MAX_NS 8000000u
 
+/* How long an idle poll lasts (ms), and how long coalesced records wait
+ * for this thread (ns). */
+#define IDLE_MS 100
+#define RECORDS_NS 1000000u
+
 static struct {
     pthread_t thread;
     int running;
@@ -44,6 +56,7 @@ static struct {
     uint32_t sleepers; /* program threads asleep in the kernel */
     uint32_t parked;   /* 1 while this thread is parked */
     uint32_t turn;     /* futex word: bumped to send a parked thread back */
+    uint32_t idle_poll; /* 1 while this thread polls for IDLE_MS */
 } T;
 
 static _Thread_local int on_thread; /* 1 on this progress thread */
@@ -72,6 +85,16 @@ void aos__ucx_sleep_begin(void)
 void aos__ucx_sleep_end(void)
 {
     (void)aos__fetch_sub_seq_cst(&T.sleepers, 1); /* seq_cst: as in sleep_begin */
+}
+
+void aos__ucx_thread_nudge(void)
+{
+    /* seq_cst: with the appender's seq_cst exchange of U.coalesced before
+     * it, and the poller's store of idle_poll before its load of
+     * U.coalesced (loop): either the poller sees the records and polls
+     * briefly, or this sees it polling long and cuts that short. */
+    if (aos__load_seq_cst(&T.idle_poll))
+        (void)ucp_worker_signal(U.worker);
 }
 
 /* Stands aside for at most ns; at once back when a program thread goes to
@@ -119,9 +142,18 @@ static void *loop(void *arg)
         struct pollfd pf = {.fd = U.efd, .events = POLLIN};
         /* A bounded sleep: work queued by settle with nothing to wake the
          * descriptor (a flush issued while every reply was already in) is
-         * picked up within it. */
-        if (poll(&pf, 1, 100) < 0 && errno != EINTR)
+         * picked up within it. seq_cst, both: see aos__ucx_thread_nudge. */
+        aos__store_seq_cst(&T.idle_poll, 1);
+        int rc = 0;
+        if (!aos__load_seq_cst(&U.coalesced))
+            rc = poll(&pf, 1, IDLE_MS);
+        aos__store_relaxed(&T.idle_poll, 0); /* relaxed: a late nudge only costs a wake */
+        if (rc < 0 && errno != EINTR)
             break;
+        /* Records waiting (or the nudge that ended the poll) wait a little
+         * more, so that a stream fills its buffer before they go. */
+        if (aos__load_relaxed(&U.coalesced))
+            park(RECORDS_NS);
     }
     return NULL;
 }

@@ -27,6 +27,11 @@ int aos__ucx_status(ucs_status_t st, const char *what, int pe)
 
 unsigned aos__ucx_drive_once(void)
 {
+    /* Records coalesced for other peers leave whenever this thread drives
+     * the worker (it waits for something, or issues a stream of other
+     * operations): a program that spins on one peer while its records for
+     * another wait would wait forever for that peer's answer. */
+    aos__ucx_coalesce_send_all();
     aos__ucx_driven(); /* the progress thread stands aside meanwhile */
     unsigned n = ucp_worker_progress(U.worker);
     if (n != 0) /* peers whose writes this CPU applies send no wakes */
@@ -112,11 +117,14 @@ static int connect_peers(const char *all, const size_t *offs)
         unsigned traits = aos__rt.cfg.net_as_rdma ? 0 : aos__ucx_lane_traits(p->ep);
         p->target_applies = (traits & AOS__UCX_APPLIED_BY_CPU) != 0;
         p->ordered = (traits & AOS__UCX_ORDERED) != 0;
+        p->co.on = p->ordered && p->target_applies && aos__rt.cfg.net_coalesce;
         aos__debug("PE %d: writes %s; operations %s", pe,
                    p->target_applies ? "applied by its CPU (no wake messages)"
                                      : "may bypass its CPU (a wake message after each)",
                    p->ordered ? "applied in issue order (no ordering flushes)"
                               : "ordered by flushes");
+        aos__debug("PE %d: small puts with events and posted atomics %s", pe,
+                   p->co.on ? "coalesced into messages" : "issued one by one");
         rc = aos__ucx_status(ucp_ep_rkey_unpack(p->ep, b + sizeof h + h.addr_len, &p->fixed),
                              "unpacking a remote key", pe);
         if (rc != AOS_OK)
@@ -270,6 +278,8 @@ static int ucx_start(struct aos__runtime *rt)
         return AOS_ERR_NO_MEMORY;
     pthread_mutex_init(&U.lock, NULL);
     pthread_mutex_init(&U.key_lock, NULL);
+    for (int pe = 0; pe < rt->npes; pe++)
+        aos__ucx_coalesce_start(pe);
     struct aos__ucx_fds before;
     aos__ucx_fds_note(&before);
     int rc = open_worker(rt);
@@ -294,6 +304,8 @@ fail_connected:
     ucp_cleanup(U.context);
 fail_peers:
     free(before.fd);
+    for (int pe = 0; pe < rt->npes; pe++)
+        aos__ucx_coalesce_stop(pe);
     pthread_mutex_destroy(&U.key_lock);
     pthread_mutex_destroy(&U.lock);
     free(U.peers);
@@ -313,6 +325,8 @@ static void ucx_stop(struct aos__runtime *rt)
     close_peers();
     ucp_worker_destroy(U.worker);
     ucp_cleanup(U.context);
+    for (int pe = 0; pe < rt->npes; pe++)
+        aos__ucx_coalesce_stop(pe);
     pthread_mutex_destroy(&U.key_lock);
     pthread_mutex_destroy(&U.lock);
     free(U.peers);

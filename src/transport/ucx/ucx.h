@@ -2,7 +2,8 @@
  * an endpoint per off-node peer). Files: ucx.c (start/stop and the table),
  * rma.c (put/get/blocks/atomics/ordering), keys.c (memory registration and
  * remote keys), am.c (active messages: wakes, signals, the core's
- * messages), thread.c (the progress thread asleep on the worker's event fd),
+ * messages), coalesce.c (small puts and posted atomics to one peer sent as
+ * one message), thread.c (the progress thread asleep on the worker's event fd),
  * fds.c (UCX's descriptors made close-on-exec).
  *
  * Thread safety: the worker runs in UCS_THREAD_MODE_MULTI, so any thread may
@@ -12,7 +13,9 @@
  * none, they only update atomics. Message handlers, which run there too,
  * do take `lock` (a handler's messages are deferred under it, a put with
  * an event joins a batch), so no UCP call is made while holding `lock`:
- * UCP's worker lock is always taken first. */
+ * UCP's worker lock is always taken first. The same holds for each peer's
+ * coalescing lock. Core message handlers send only messages, deferred to
+ * the next settle; they issue no puts, gets or atomics. */
 #ifndef AOS_TRANSPORT_UCX_H
 #define AOS_TRANSPORT_UCX_H
 
@@ -34,6 +37,19 @@ struct aos__ucx_batch {
 #define AOS__UCX_PUTS 1u
 #define AOS__UCX_POSTED 2u
 
+/* Small operations to one peer waiting to leave as one message
+ * (coalesce.c). */
+struct aos__ucx_coalesce {
+    pthread_mutex_t lock; /* buf and spare; never held across a UCP call */
+    char *buf;            /* records, or NULL */
+    char *spare;          /* a sent buffer kept for the next */
+    uint32_t used;        /* bytes of records in buf: written under lock, read
+                           * without it as a hint (atomic) */
+    uint32_t issuing;     /* buffers taken from buf whose send is not yet issued
+                           * to UCP (atomic) */
+    int on;               /* this peer takes them (set at start) */
+};
+
 struct aos__ucx_peer {
     ucp_ep_h ep;                /* NULL for PEs of my node (shared memory serves them) */
     uint64_t base;              /* address of the peer's arena in its process */
@@ -49,6 +65,7 @@ struct aos__ucx_peer {
     struct aos__ucx_batch waiting; /* events of puts not yet covered by a flush */
     int flushing;               /* a flush for an earlier batch is under way */
     uint64_t wake_lo, wake_hi;  /* range written since the last wake; lo == hi: none */
+    struct aos__ucx_coalesce co;
 };
 
 struct aos__ucx {
@@ -69,6 +86,8 @@ struct aos__ucx {
     pthread_mutex_t key_lock;      /* unpacking peers' granule keys */
     uint32_t replies_in_flight;    /* atomics and gets with events whose UCP callback has
                                     * not yet completed them (atomic) */
+    uint32_t coalesced;            /* some peer's coalescing buffer may hold records
+                                    * (atomic) */
 };
 
 extern struct aos__ucx aos__ucx;
@@ -79,9 +98,9 @@ int aos__ucx_status(ucs_status_t st, const char *what, int pe);
  * idle turns in a row (*idle counts them) yields the CPU each turn, which
  * the peer this waits for may need. */
 void aos__ucx_progress_idle(unsigned *idle);
-/* One turn of the worker, on any thread; rings my bell when it applied
- * something (a peer's write may end a wait of mine). Non-zero when it
- * did. */
+/* One turn of the worker, on any thread, after sending every peer's
+ * coalesced records; rings my bell when it applied something (a peer's
+ * write may end a wait of mine). Non-zero when it did. */
 unsigned aos__ucx_drive_once(void);
 /* An operation completed at issue, without a turn of the worker: every few
  * such, takes one anyway, so that a program issuing a stream drives the
@@ -126,9 +145,21 @@ int aos__ucx_remote(int pe, uint64_t off, size_t *len, ucp_rkey_h *rkey, uint64_
 /* am.c */
 int aos__ucx_am_start(void);
 /* Sends one message to pe: a kind with two words, and a payload. */
-enum aos__ucx_am_kind { AOS__UCX_WAKE, AOS__UCX_SIGNAL, AOS__UCX_PUT_SIGNAL, AOS__UCX_CORE };
+enum aos__ucx_am_kind {
+    AOS__UCX_WAKE,
+    AOS__UCX_SIGNAL,
+    AOS__UCX_PUT_SIGNAL,
+    AOS__UCX_CORE,
+    AOS__UCX_COALESCED
+};
 int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, const void *payload,
                 size_t len);
+/* The COALESCED message with len bytes of records at buf, on pe's endpoint
+ * as it is (the buffer leaving is what aos__ucx_ep waits for): *issuing
+ * drops by one once UCP has it in its stream, before local completion. */
+int aos__ucx_am_coalesced(int pe, const void *buf, size_t len, uint32_t *issuing);
+/* Non-zero on a thread running a core message handler. */
+int aos__ucx_in_handler(void);
 /* The table's am_send: a core message to pe, after my earlier puts to it.
  * Sent by the next settle when called from inside a core handler. */
 int aos__ucx_core_am(int pe, unsigned id, const void *payload, size_t len);
@@ -159,6 +190,31 @@ void aos__ucx_ring_all(void);
 #define AOS__UCX_BATCH_LAZY_NS 1000000u
 void aos__ucx_settle(unsigned how);
 
+/* coalesce.c. Where a peer takes them (co.on: its operations travel in one
+ * ordered TCP stream and its CPU applies them, lanes.c), small puts with
+ * events and posted atomics are copied into its buffer instead of issued,
+ * and the buffer leaves as one message before anything else is issued to
+ * that peer, so the stream still carries everything in issue order. */
+void aos__ucx_coalesce_start(int pe); /* co.on is set once connected */
+void aos__ucx_coalesce_stop(int pe);
+/* Each returns AOS_ERR_AGAIN when the operation is not one to coalesce
+ * (the caller issues it itself), else AOS_OK once it is in the buffer or
+ * the error of sending a full one. */
+int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len);
+int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
+                          uint64_t operand);
+/* pe's endpoint, once the records coalesced for pe so far are issued on it
+ * (by this thread or another): every operation to pe is issued through it.
+ * A failed send reports itself; the operation issued next on the endpoint
+ * fails too. */
+ucp_ep_h aos__ucx_ep(int pe);
+/* Sends every peer's records (each turn of the worker and each settle:
+ * they do not wait for long). */
+void aos__ucx_coalesce_send_all(void);
+/* The COALESCED message's handler: applies the records in order to my
+ * arena and rings for the range they wrote. */
+void aos__ucx_coalesced_apply(const char *data, size_t len);
+
 /* lanes.c: what ep's lanes guarantee, AOS__UCX_* bits (none when it cannot
  * tell). APPLIED_BY_CPU: every lane that carries puts or atomics needs the
  * target's CPU (TCP, or none: messages emulate them), so the target's own
@@ -184,6 +240,9 @@ void aos__ucx_thread_stop(void);
 /* A program thread drove the worker just now (no-op on the progress
  * thread): the progress thread stands aside while that goes on. */
 void aos__ucx_driven(void);
+/* Records were coalesced while none waited: a progress thread asleep for
+ * long sends them soon (thread.c). */
+void aos__ucx_thread_nudge(void);
 /* The table's sleep_begin/sleep_end: the progress thread serves while some
  * program thread sleeps. */
 void aos__ucx_sleep_begin(void);

@@ -1,0 +1,279 @@
+/* Coalescing small operations to one peer into one message.
+ *
+ * Over TCP every UCP put or atomic is a system call at the sender and a
+ * turn of the target's progress, whatever its size: a stream of small puts
+ * runs at the rate of system calls, not of the link. For a peer that takes
+ * them (its operations travel in one ordered TCP stream and its CPU applies
+ * them, lanes.c; AOS_NET_COALESCE), small puts with events and posted
+ * atomics are copied into the peer's buffer as records, and the buffer
+ * leaves as one COALESCED message, whose handler at the target (below)
+ * applies the records in order, as UCP's own handlers would have applied
+ * the operations.
+ *
+ * Order: the buffer leaves before anything else is issued to the peer
+ * (every issue goes through aos__ucx_ep), so the stream carries everything
+ * in the order it was issued and the rules of transport.h hold as they did:
+ * a later atomic, signal, message or get is applied after the records, a
+ * flush that completes their events comes after them. A thread that takes a
+ * full buffer to send it counts it in `issuing` until UCP has it; another
+ * thread that must issue after it waits for that count to drop. A thread
+ * running a message handler must not wait (the sender may be waiting for
+ * UCP's lock, which the handler's thread holds): handlers issue no
+ * operations (ucx.h), and one that did would only skip that wait.
+ *
+ * Completion: a coalesced put's event joins the peer's batch like any put's
+ * and completes with the peer's next flush, which follows the message. The
+ * buffer leaves when full, before any other operation to the peer, and at
+ * every turn of the worker and every settle (any wait, quiet, the progress
+ * thread, a stream of other operations): records never wait for a program
+ * that goes on to spin on another peer or stops issuing.
+ *
+ * Record: a header (arena offset, length or width, kind, operation) and,
+ * for a put, its data padded to 8 bytes; for an atomic, its operand. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/atomics.h"
+#include "arch/cpu_amo.h"
+#include "core/runtime.h"
+#include "core/wait.h"
+#include "transport/ucx/ucx.h"
+
+#define U aos__ucx
+
+/* A buffer's size, and the largest put coalesced: a few such puts share a
+ * message, larger ones leave on their own. The buffer fits one of the TCP
+ * segments the transport sets (ucx.c), with UCP's headers. */
+#define BUFFER_BYTES 32768u
+#define PUT_MAX 4096u
+
+enum { REC_PUT = 1, REC_AMO = 2 };
+
+struct record {
+    uint64_t off;
+    uint32_t len; /* put: bytes of data that follow; atomic: the width */
+    uint16_t kind;
+    uint16_t op;  /* atomic: its aos_amo_op_t */
+};
+_Static_assert(sizeof(struct record) == 16, "records are 8-byte aligned in a buffer");
+_Static_assert(PUT_MAX + sizeof(struct record) <= BUFFER_BYTES, "a put fits an empty buffer");
+
+static size_t padded(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+void aos__ucx_coalesce_start(int pe)
+{
+    pthread_mutex_init(&U.peers[pe].co.lock, NULL);
+}
+
+void aos__ucx_coalesce_stop(int pe)
+{
+    struct aos__ucx_coalesce *c = &U.peers[pe].co;
+    free(c->buf);
+    free(c->spare);
+    c->buf = c->spare = NULL;
+    pthread_mutex_destroy(&c->lock);
+}
+
+/* Takes the records out of c for sending: *len bytes at the result. Under
+ * c->lock, with c->used != 0. */
+static char *take_locked(struct aos__ucx_coalesce *c, size_t *len)
+{
+    char *buf = c->buf;
+    *len = c->used;
+    c->buf = NULL;
+    /* Counted before `used` drops: a thread that finds the buffer empty
+     * and looks at `issuing` next sees this one. Relaxed: the release store
+     * below publishes it. */
+    (void)aos__fetch_add_relaxed(&c->issuing, 1);
+    aos__store_release(&c->used, 0); /* pairs with the acquire in aos__ucx_ep */
+    return buf;
+}
+
+/* Sends records taken from pe's buffer, then keeps the buffer for reuse. */
+static int send_taken(int pe, char *buf, size_t len)
+{
+    struct aos__ucx_coalesce *c = &U.peers[pe].co;
+    int rc = aos__ucx_am_coalesced(pe, buf, len, &c->issuing);
+    pthread_mutex_lock(&c->lock);
+    if (c->spare == NULL) {
+        c->spare = buf;
+        buf = NULL;
+    }
+    pthread_mutex_unlock(&c->lock);
+    free(buf);
+    return rc;
+}
+
+/* Sends pe's records, if any, and waits until buffers other threads took
+ * are issued too. */
+static int send_now(int pe)
+{
+    struct aos__ucx_coalesce *c = &U.peers[pe].co;
+    int rc = AOS_OK;
+    /* Acquire, both: pair with the release in take_locked (and the appends'
+     * under the lock); a buffer this thread filled is seen in program
+     * order, one another thread filled before synchronising with this one
+     * through that synchronisation. */
+    if (aos__load_acquire(&c->used) != 0) {
+        char *buf = NULL;
+        size_t len = 0;
+        pthread_mutex_lock(&c->lock);
+        if (c->used != 0)
+            buf = take_locked(c, &len);
+        pthread_mutex_unlock(&c->lock);
+        if (buf != NULL)
+            rc = send_taken(pe, buf, len);
+    }
+    if (aos__load_acquire(&c->issuing) != 0 && !aos__ucx_in_handler()) {
+        unsigned idle = 0;
+        while (aos__load_acquire(&c->issuing) != 0) /* pairs with am.c's release */
+            aos__ucx_progress_idle(&idle);
+    }
+    return rc;
+}
+
+ucp_ep_h aos__ucx_ep(int pe)
+{
+    struct aos__ucx_peer *p = &U.peers[pe];
+    if (p->co.on)
+        (void)send_now(pe); /* a failure is the endpoint's: see ucx.h */
+    return p->ep;
+}
+
+void aos__ucx_coalesce_send_all(void)
+{
+    /* Acquire: pairs with the release in append; cleared first, so that a
+     * buffer filled while the peers are looked at sets it again. The
+     * relaxed look first keeps an idle settle from writing the line. */
+    if (aos__load_relaxed(&U.coalesced) == 0 || aos__exchange_acquire(&U.coalesced, 0) == 0)
+        return;
+    for (int pe = 0; pe < aos__rt.npes; pe++)
+        if (U.peers[pe].co.on && aos__load_relaxed(&U.peers[pe].co.used) != 0)
+            (void)send_now(pe); /* relaxed above: a hint, send_now looks again */
+}
+
+/* Copies one record (and len bytes of body) into pe's buffer, sending the
+ * buffer first when it is full. */
+static int append(int pe, const struct record *r, const void *body, size_t len)
+{
+    struct aos__ucx_coalesce *c = &U.peers[pe].co;
+    size_t need = sizeof *r + padded(len);
+    for (;;) {
+        pthread_mutex_lock(&c->lock);
+        if (c->buf == NULL) {
+            c->buf = c->spare != NULL ? c->spare : malloc(BUFFER_BYTES);
+            c->spare = NULL;
+            if (c->buf == NULL) {
+                pthread_mutex_unlock(&c->lock);
+                return AOS_ERR_AGAIN; /* out of memory: issued on its own */
+            }
+        }
+        size_t used = c->used;
+        if (used + need <= BUFFER_BYTES) {
+            memcpy(c->buf + used, r, sizeof *r);
+            memcpy(c->buf + used + sizeof *r, body, len);
+            memset(c->buf + used + sizeof *r + len, 0, padded(len) - len);
+            /* Release: a thread that sees the new length sees the record. */
+            aos__store_release(&c->used, (uint32_t)(used + need));
+            pthread_mutex_unlock(&c->lock);
+            /* Always written, even when it reads 1 already: that 1 may be
+             * one that send_all is clearing now, having looked at this
+             * buffer before the record. seq_cst: releases the record to
+             * send_all's acquire, and see aos__ucx_thread_nudge. */
+            if (aos__exchange_seq_cst(&U.coalesced, 1) == 0)
+                aos__ucx_thread_nudge();
+            return AOS_OK;
+        }
+        size_t full_len;
+        char *full = take_locked(c, &full_len);
+        pthread_mutex_unlock(&c->lock);
+        int rc = send_taken(pe, full, full_len);
+        if (rc != AOS_OK)
+            return rc;
+    }
+}
+
+/* This thread may coalesce an operation to pe. */
+static int takes(int pe)
+{
+    return U.peers[pe].co.on && !aos__ucx_in_handler();
+}
+
+int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len)
+{
+    if (len > PUT_MAX || !takes(pe))
+        return AOS_ERR_AGAIN;
+    /* pe must have registered the range, as for a put UCP makes: its key
+     * says so (and then its memory is there to write). */
+    size_t n = len;
+    ucp_rkey_h rk;
+    uint64_t raddr;
+    int rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
+    if (rc != AOS_OK)
+        return rc;
+    if (n != len)
+        return AOS_ERR_AGAIN; /* across two registrations: UCP's path splits it */
+    struct record r = {.off = off, .len = (uint32_t)len, .kind = REC_PUT};
+    return append(pe, &r, src, len);
+}
+
+int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
+                          uint64_t operand)
+{
+    if (!takes(pe))
+        return AOS_ERR_AGAIN;
+    size_t n = width;
+    ucp_rkey_h rk;
+    uint64_t raddr;
+    int rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
+    if (rc != AOS_OK)
+        return rc;
+    struct record r = {.off = off, .len = width, .kind = REC_AMO, .op = (uint16_t)op};
+    return append(pe, &r, &operand, sizeof operand);
+}
+
+/* ---- the target's side ---------------------------------------------------- */
+
+static int posted_op(uint16_t op)
+{
+    return op == AOS_AMO_ADD || op == AOS_AMO_AND || op == AOS_AMO_OR || op == AOS_AMO_XOR;
+}
+
+void aos__ucx_coalesced_apply(const char *data, size_t len)
+{
+    uint64_t size = aos__rt.arena_size, lo = UINT64_MAX, hi = 0;
+    size_t at = 0;
+    struct record r;
+    /* A record that does not fit the arena or the message ends it: a
+     * sender's checks make that impossible short of corruption. */
+    while (len - at >= sizeof r) {
+        memcpy(&r, data + at, sizeof r);
+        at += sizeof r;
+        size_t body = r.kind == REC_PUT ? padded(r.len) : sizeof(uint64_t);
+        if (body > len - at || r.off > size || r.len > size - r.off)
+            break;
+        char *dst = aos__rt.my_base + r.off;
+        if (r.kind == REC_PUT) {
+            memcpy(dst, data + at, r.len);
+        } else if (r.kind == REC_AMO && (r.len == 4 || r.len == 8) && r.off % r.len == 0 &&
+                   posted_op(r.op)) {
+            uint64_t operand;
+            memcpy(&operand, data + at, sizeof operand);
+            (void)aos__cpu_amo(dst, r.len, (aos_amo_op_t)r.op, operand, 0);
+        } else {
+            break;
+        }
+        at += body;
+        if (r.off < lo)
+            lo = r.off;
+        if (r.off + r.len > hi)
+            hi = r.off + r.len;
+    }
+    if (lo < hi) {
+        aos__fence_seq_cst(); /* the writer's half of the sleep protocol (core/wait.c) */
+        aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, lo, hi, 1);
+    }
+}
