@@ -11,18 +11,23 @@
  * the operations.
  *
  * Order: the buffer leaves before anything else is issued to the peer
- * (every issue goes through aos__ucx_ep), so the stream carries everything
- * in the order it was issued and the rules of transport.h hold as they did:
- * a later atomic, signal, message or get is applied after the records, a
- * flush that completes their events comes after them. A thread that takes a
- * full buffer to send it counts it in `issuing` until UCP has it; another
- * thread that must issue after it waits for that count to drop. A thread
- * running a message handler must not wait (the sender may be waiting for
- * UCP's lock, which the handler's thread holds): handlers issue no
- * operations (ucx.h), and one that did would only skip that wait.
+ * (every operation goes through aos__ucx_ep; only the read of the peer's
+ * key table, which no record writes, does not), so the stream carries
+ * everything in the order it was issued and the rules of transport.h hold
+ * as they did: a later atomic, signal, message or get is applied after the
+ * records. A buffer is taken for sending only while no other is between
+ * being taken and being handed to UCP (`issuing`, under the peer's lock),
+ * so buffers, too, leave in the order they were filled; and a thread that
+ * must issue after the records waits until none is. A thread running a
+ * message handler must not wait (the sender may be waiting for UCP's
+ * lock, which the handler's thread holds): handlers issue no operations
+ * (ucx.h), and one that did would only skip that wait.
  *
  * Completion: a coalesced put's event joins the peer's batch like any put's
- * and completes with the peer's next flush, which follows the message. The
+ * and completes with the peer's next flush, issued after the message: over
+ * UCX's TCP transport (the only one whose peers take records) a flush of an
+ * endpoint that sent anything since its last flush sends a request that the
+ * target answers in stream order, so after it has applied the records. The
  * buffer leaves when full, before any other operation to the peer, and at
  * every turn of the worker and every settle (any wait, quiet, the progress
  * thread, a stream of other operations): records never wait for a program
@@ -43,7 +48,8 @@
 
 /* A buffer's size, and the largest put coalesced: a few such puts share a
  * message, larger ones leave on their own. The buffer fits one of the TCP
- * segments the transport sets (ucx.c), with UCP's headers. */
+ * segments the transport sets (ucx.c), with UCP's headers; smaller
+ * segments a user sets cut it into several. */
 #define BUFFER_BYTES 32768u
 #define PUT_MAX 4096u
 
@@ -77,18 +83,29 @@ void aos__ucx_coalesce_stop(int pe)
     pthread_mutex_destroy(&c->lock);
 }
 
-/* Takes the records out of c for sending: *len bytes at the result. Under
- * c->lock, with c->used != 0. */
-static char *take_locked(struct aos__ucx_coalesce *c, size_t *len)
+/* Takes the records out of c for sending, *len bytes at the result: NULL
+ * when there are none, or when another buffer of this peer is still being
+ * handed to UCP (*busy set then: this one must leave after it). */
+static char *take(struct aos__ucx_coalesce *c, size_t *len, int *busy)
 {
-    char *buf = c->buf;
-    *len = c->used;
-    c->buf = NULL;
-    /* Counted before `used` drops: a thread that finds the buffer empty
-     * and looks at `issuing` next sees this one. Relaxed: the release store
-     * below publishes it. */
-    (void)aos__fetch_add_relaxed(&c->issuing, 1);
-    aos__store_release(&c->used, 0); /* pairs with the acquire in aos__ucx_ep */
+    char *buf = NULL;
+    pthread_mutex_lock(&c->lock);
+    *busy = 0;
+    /* Acquire: pairs with am.c's release once UCP has the buffer (which
+     * drops it outside the lock). `used` is only written under the lock. */
+    if (c->used != 0 && aos__load_acquire(&c->issuing) != 0) {
+        *busy = 1;
+    } else if (c->used != 0) {
+        buf = c->buf;
+        *len = c->used;
+        c->buf = NULL;
+        /* Counted before `used` drops: a thread that finds the buffer empty
+         * and looks at `issuing` next sees this one. Relaxed: the release
+         * store below publishes it. */
+        (void)aos__fetch_add_relaxed(&c->issuing, 1);
+        aos__store_release(&c->used, 0); /* pairs with the acquire in send_now */
+    }
+    pthread_mutex_unlock(&c->lock);
     return buf;
 }
 
@@ -107,30 +124,38 @@ static int send_taken(int pe, char *buf, size_t len)
     return rc;
 }
 
-/* Sends pe's records, if any, and waits until buffers other threads took
- * are issued too. */
+/* Sends pe's records, if any, once no earlier buffer of pe is still being
+ * handed to UCP, and waits until none is. In a handler it waits for
+ * nothing (see above): records it cannot send yet stay for later. */
 static int send_now(int pe)
 {
     struct aos__ucx_coalesce *c = &U.peers[pe].co;
     int rc = AOS_OK;
-    /* Acquire, both: pair with the release in take_locked (and the appends'
-     * under the lock); a buffer this thread filled is seen in program
-     * order, one another thread filled before synchronising with this one
-     * through that synchronisation. */
-    if (aos__load_acquire(&c->used) != 0) {
-        char *buf = NULL;
+    unsigned idle = 0;
+    /* Acquire, both: pair with the release in take (and the appends' under
+     * the lock); a buffer this thread filled is seen in program order, one
+     * another thread filled before synchronising with this one through
+     * that synchronisation. */
+    while (aos__load_acquire(&c->used) != 0 || aos__load_acquire(&c->issuing) != 0) {
+        int busy;
         size_t len = 0;
-        pthread_mutex_lock(&c->lock);
-        if (c->used != 0)
-            buf = take_locked(c, &len);
-        pthread_mutex_unlock(&c->lock);
-        if (buf != NULL)
-            rc = send_taken(pe, buf, len);
-    }
-    if (aos__load_acquire(&c->issuing) != 0 && !aos__ucx_in_handler()) {
-        unsigned idle = 0;
-        while (aos__load_acquire(&c->issuing) != 0) /* pairs with am.c's release */
-            aos__ucx_progress_idle(&idle);
+        char *buf = take(c, &len, &busy);
+        if (buf != NULL) {
+            int src = send_taken(pe, buf, len);
+            if (rc == AOS_OK)
+                rc = src;
+            continue;
+        }
+        if (aos__ucx_in_handler()) {
+            /* Records left for a later turn of the worker; release: as in
+             * append, pairs with send_all's acquire. */
+            if (aos__load_relaxed(&c->used) != 0)
+                aos__store_release(&U.coalesced, 1);
+            break;
+        }
+        if (!busy && aos__load_acquire(&c->issuing) == 0) /* pairs with am.c's release */
+            break;
+        aos__ucx_progress_idle(&idle);
     }
     return rc;
 }
@@ -145,14 +170,20 @@ ucp_ep_h aos__ucx_ep(int pe)
 
 void aos__ucx_coalesce_send_all(void)
 {
+    /* Sending drives the worker, whose turns call this again: one at a
+     * time per thread. */
+    static _Thread_local int sending;
     /* Acquire: pairs with the release in append; cleared first, so that a
      * buffer filled while the peers are looked at sets it again. The
      * relaxed look first keeps an idle settle from writing the line. */
-    if (aos__load_relaxed(&U.coalesced) == 0 || aos__exchange_acquire(&U.coalesced, 0) == 0)
+    if (sending || aos__load_relaxed(&U.coalesced) == 0 ||
+        aos__exchange_acquire(&U.coalesced, 0) == 0)
         return;
+    sending = 1;
     for (int pe = 0; pe < aos__rt.npes; pe++)
         if (U.peers[pe].co.on && aos__load_relaxed(&U.peers[pe].co.used) != 0)
             (void)send_now(pe); /* relaxed above: a hint, send_now looks again */
+    sending = 0;
 }
 
 /* Copies one record (and len bytes of body) into pe's buffer, sending the
@@ -187,10 +218,8 @@ static int append(int pe, const struct record *r, const void *body, size_t len)
                 aos__ucx_thread_nudge();
             return AOS_OK;
         }
-        size_t full_len;
-        char *full = take_locked(c, &full_len);
         pthread_mutex_unlock(&c->lock);
-        int rc = send_taken(pe, full, full_len);
+        int rc = send_now(pe); /* full: it leaves (after any earlier one) */
         if (rc != AOS_OK)
             return rc;
     }

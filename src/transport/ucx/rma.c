@@ -208,7 +208,8 @@ static int finish_write(int pe, uint64_t lo, uint64_t hi, aos_event_t *ev)
 }
 
 /* A blocking put is not coalesced: it waits for a flush of its own anyway,
- * and alone in its message it costs no copy. */
+ * and alone in its message it costs no copy. A block's small runs are,
+ * blocking or not: one message and one flush for all of them. */
 int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
 {
     int rc = put_pieces(pe, off, src, len, NULL, ev != NULL);

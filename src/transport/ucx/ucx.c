@@ -258,6 +258,11 @@ fail_context:
 
 static void close_peers(void)
 {
+    /* Nothing is coalesced or sent on the endpoints from here on (quiet
+     * sent what was; the waits below drive the worker, whose turns would
+     * send records). */
+    for (int pe = 0; pe < aos__rt.npes; pe++)
+        U.peers[pe].co.on = 0;
     aos__ucx_keys_stop();
     ucp_request_param_t force = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                                  .flags = UCP_EP_CLOSE_FLAG_FORCE};
