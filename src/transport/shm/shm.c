@@ -208,9 +208,15 @@ static int shm_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64
                    uint64_t compare, void *result, aos_event_t *ev)
 {
     void *p = peer_addr(pe, off);
-    uint64_t v = aos__cpu_amo(p, width, op, operand, compare);
-    if (result != NULL) /* little-endian: width 4 is the low half */
-        memcpy(result, &v, width);
+    if (width == 4) {
+        uint32_t v = (uint32_t)aos__cpu_amo32(p, op, operand, compare);
+        if (result != NULL)
+            memcpy(result, &v, sizeof v);
+    } else {
+        uint64_t v = aos__cpu_amo64(p, op, operand, compare);
+        if (result != NULL)
+            memcpy(result, &v, sizeof v);
+    }
     if (op == AOS_AMO_READ) {
         aos__event_done_at_issue(ev);
         return AOS_OK;
