@@ -225,26 +225,28 @@ static int append(int pe, const struct record *r, const void *body, size_t len)
     }
 }
 
-/* This thread may coalesce an operation to pe. */
-static int takes(int pe)
+/* An operation on [off, off + len) at pe may be coalesced: pe takes
+ * records from this thread, and one registration of pe covers the range
+ * (as for an operation UCP makes: then pe's memory is there to write).
+ * AOS_ERR_AGAIN when not; the key lookup's error when pe registered none. */
+static int takes(int pe, uint64_t off, size_t len)
 {
-    return U.peers[pe].co.on && !aos__ucx_in_handler();
-}
-
-int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len)
-{
-    if (len > PUT_MAX || !takes(pe))
+    if (!U.peers[pe].co.on || aos__ucx_in_handler())
         return AOS_ERR_AGAIN;
-    /* pe must have registered the range, as for a put UCP makes: its key
-     * says so (and then its memory is there to write). */
     size_t n = len;
     ucp_rkey_h rk;
     uint64_t raddr;
     int rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
     if (rc != AOS_OK)
         return rc;
-    if (n != len)
-        return AOS_ERR_AGAIN; /* across two registrations: UCP's path splits it */
+    return n == len ? AOS_OK : AOS_ERR_AGAIN; /* across two: UCP's path splits it */
+}
+
+int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len)
+{
+    int rc = len > PUT_MAX ? AOS_ERR_AGAIN : takes(pe, off, len);
+    if (rc != AOS_OK)
+        return rc;
     struct record r = {.off = off, .len = (uint32_t)len, .kind = REC_PUT};
     return append(pe, &r, src, len);
 }
@@ -252,12 +254,7 @@ int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len)
 int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
                           uint64_t operand)
 {
-    if (!takes(pe))
-        return AOS_ERR_AGAIN;
-    size_t n = width;
-    ucp_rkey_h rk;
-    uint64_t raddr;
-    int rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
+    int rc = takes(pe, off, width);
     if (rc != AOS_OK)
         return rc;
     struct record r = {.off = off, .len = width, .kind = REC_AMO, .op = (uint16_t)op};
