@@ -54,7 +54,7 @@ static struct aos__bell *my_bell(void)
     return &aos__rt.peers[aos__rt.me].header->bell;
 }
 
-static void ring(uint64_t lo, uint64_t hi)
+void aos__ucx_ring(uint64_t lo, uint64_t hi)
 {
     aos__fence_seq_cst(); /* the writer's half of the sleep protocol (core/wait.c) */
     aos__bell_ring(my_bell(), lo, hi, 1);
@@ -62,7 +62,7 @@ static void ring(uint64_t lo, uint64_t hi)
 
 void aos__ucx_ring_all(void)
 {
-    ring(0, UINT64_MAX);
+    aos__ucx_ring(0, UINT64_MAX);
 }
 
 /* Work for settle appeared. Nobody is woken for it: the issuing thread
@@ -133,7 +133,7 @@ static ucs_status_t on_message(void *arg, const void *header, size_t header_len,
     switch (h.kind) {
     case AOS__UCX_WAKE:
         if (h.a < h.b)
-            ring(h.a, h.b);
+            aos__ucx_ring(h.a, h.b);
         break;
     case AOS__UCX_SIGNAL:
         if (word_ok(h.a)) {
@@ -444,7 +444,7 @@ static int finish_flushes(void)
         c = next;
     }
     if (any) /* a waiter here may wait for those events */
-        ring(0, UINT64_MAX);
+        aos__ucx_ring(0, UINT64_MAX);
     return any;
 }
 

@@ -41,7 +41,6 @@
 #include "arch/atomics.h"
 #include "arch/cpu_amo.h"
 #include "core/runtime.h"
-#include "core/wait.h"
 #include "transport/ucx/ucx.h"
 
 #define U aos__ucx
@@ -225,6 +224,13 @@ static int append(int pe, const struct record *r, const void *body, size_t len)
     }
 }
 
+/* The atomics a record carries: those whose posted form leaves no reply and
+ * no order among themselves to keep (a set or clear waits for its swap). */
+static int posted_op(unsigned op)
+{
+    return op == AOS_AMO_ADD || op == AOS_AMO_AND || op == AOS_AMO_OR || op == AOS_AMO_XOR;
+}
+
 /* An operation on [off, off + len) at pe may be coalesced: pe takes
  * records from this thread, and one registration of pe covers the range
  * (as for an operation UCP makes: then pe's memory is there to write).
@@ -254,7 +260,7 @@ int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len)
 int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
                           uint64_t operand)
 {
-    int rc = takes(pe, off, width);
+    int rc = posted_op(op) ? takes(pe, off, width) : AOS_ERR_AGAIN;
     if (rc != AOS_OK)
         return rc;
     struct record r = {.off = off, .len = width, .kind = REC_AMO, .op = (uint16_t)op};
@@ -262,11 +268,6 @@ int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
 }
 
 /* ---- the target's side ---------------------------------------------------- */
-
-static int posted_op(uint16_t op)
-{
-    return op == AOS_AMO_ADD || op == AOS_AMO_AND || op == AOS_AMO_OR || op == AOS_AMO_XOR;
-}
 
 void aos__ucx_coalesced_apply(const char *data, size_t len)
 {
@@ -298,8 +299,6 @@ void aos__ucx_coalesced_apply(const char *data, size_t len)
         if (r.off + r.len > hi)
             hi = r.off + r.len;
     }
-    if (lo < hi) {
-        aos__fence_seq_cst(); /* the writer's half of the sleep protocol (core/wait.c) */
-        aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, lo, hi, 1);
-    }
+    if (lo < hi)
+        aos__ucx_ring(lo, hi);
 }

@@ -432,9 +432,9 @@ static ucp_atomic_op_t ucp_op(aos_amo_op_t op, uint64_t *operand)
 int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t operand,
                    uint64_t compare, void *result, aos_event_t *ev)
 {
-    if (result == NULL && ev == NULL &&
-        (op == AOS_AMO_ADD || op == AOS_AMO_AND || op == AOS_AMO_OR || op == AOS_AMO_XOR)) {
-        /* Posted: one record, applied at pe after my earlier records. */
+    if (result == NULL && ev == NULL) {
+        /* Posted: one record where pe takes it (add, and, or, xor), applied
+         * at pe after my earlier records. */
         int crc = aos__ucx_coalesce_amo(pe, off, op, width, operand);
         if (crc != AOS_ERR_AGAIN) {
             mark_unflushed(pe, AOS__UCX_POSTED);

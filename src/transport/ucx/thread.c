@@ -23,9 +23,9 @@
  * Records a program coalesced (coalesce.c) and then left, computing or
  * spinning on its own memory, are sent by this thread within about
  * RECORDS_NS: it does not poll while some wait, and the first record
- * appended while it polls cuts the poll short (aos__ucx_thread_nudge). It does not send them at once: a program
- * streaming small operations fills its buffers faster than this thread
- * could wake for each. */
+ * appended while it polls cuts the poll short (aos__ucx_thread_nudge). It
+ * does not send them at once: a program streaming small operations fills
+ * its buffers faster than this thread could wake for each. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>

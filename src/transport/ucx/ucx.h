@@ -177,6 +177,9 @@ void aos__ucx_batch_add(int pe, aos_event_t *ev, int *rc);
  * (they complete with it), and their completion. */
 struct aos__ucx_batch aos__ucx_batch_take(int pe);
 void aos__ucx_batch_complete(struct aos__ucx_batch *b);
+/* Wakes this PE's sleepers watching [lo, hi) of my arena, which a peer's
+ * operation just wrote (the writer's half of core/wait.c's protocol). */
+void aos__ucx_ring(uint64_t lo, uint64_t hi);
 /* Wakes every sleeper of this PE (something arrived). */
 void aos__ucx_ring_all(void);
 /* Flushes and wakes what wake_later and put batches left. A flush for
@@ -198,8 +201,9 @@ void aos__ucx_settle(unsigned how);
 void aos__ucx_coalesce_start(int pe); /* co.on is set once connected */
 void aos__ucx_coalesce_stop(int pe);
 /* Each returns AOS_ERR_AGAIN when the operation is not one to coalesce
- * (the caller issues it itself), else AOS_OK once it is in the buffer or
- * the error of sending a full one. */
+ * (the caller issues it itself; of posted atomics, only add, and, or and
+ * xor are), else AOS_OK once it is in the buffer or the error of sending
+ * a full one. */
 int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len);
 int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
                           uint64_t operand);
