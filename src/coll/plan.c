@@ -361,15 +361,16 @@ double aos__model_predict_barrier_shape(const struct aos__model *m, const struct
 
 /* The exchange by nodes (exchange.c), after its entry: members copy their
  * data into the leader's slot; the leader puts its node's entries into
- * every other leader's slot, one put (and its completion) and a signal
- * each, the last signal arriving L later; then every member folds the n
- * entries from the leader's slot. */
+ * every other leader's slot, with the signal: one message when its node's
+ * ranks are consecutive (one run), else a put per rank and the signal; the
+ * last signal arrives L later; then every member folds the n entries from
+ * the leader's slot. */
 static double exchange_nodes_moves(const struct aos__model *m, const struct aos__shape *sh,
                                    double s)
 {
-    double bundle = s * sh->node_max;
+    double bundle = s * sh->node_max, messages = sh->nodes_in_order ? 1.0 : sh->node_max + 1.0;
     return node_gather_release(m, sh->node_max) +
-           (sh->nnodes - 1) * (m->net_put + bundle * m->net_G + m->net_o) + m->net_L +
+           (sh->nnodes - 1) * (messages * m->net_o + bundle * m->net_G) + m->net_L +
            fresh_copy(m, sh->n * s, fresh_per_byte(m, s, FRESH_FOLD));
 }
 
@@ -393,17 +394,19 @@ static double slice_nodes_moves(const struct aos__model *m, const struct aos__sh
 /* The chain of node leaders (reduce_chain.c), after its entry: a node's
  * members enter at their leader and are released with the result, which
  * they copy from the leader's dest; node 0's leader folds its node's
- * sources; each next leader, signalled, gets the partial result and folds
- * its node's sources onto it, one after the other; the last puts the
- * result into every other leader's dest, with the signal in one message
- * when it fits (else a put and then the signal, which follows it on the
- * network: the put's completion overlaps). */
+ * sources; each leader puts its partial result into the next one's dest
+ * (whose entry arrived while the earlier ones folded), with the signal in
+ * one message when it fits (else a put and then the signal, which follows
+ * it on the network), and the next folds its node's sources onto it, one
+ * after the other; the last puts the result into every other leader's
+ * dest the same way. In place, each hop is a get instead, which this
+ * does not price. */
 static double chain_nodes_moves(const struct aos__model *m, const struct aos__shape *sh, double s)
 {
     int k = sh->node_max, hops = sh->nnodes - 1;
     double fold = fresh_copy(m, k * s, fresh_per_byte(m, s, FRESH_FOLD));
-    double hop = m->net_L + m->net_get + s * m->net_G + fold;
     double put = s * m->net_G + (s <= (double)AOS__PUT_SIGNAL_MAX ? 1.0 : 2.0) * m->net_o;
+    double hop = put + m->net_L + fold;
     double members = node_gather_release(m, k) +
                      (k > 1 ? fresh_copy(m, s, fresh_per_byte(m, s, FRESH_SYNCED)) : 0.0);
     return members + fold + hops * (hop + put) + m->net_L;

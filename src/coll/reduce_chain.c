@@ -1,7 +1,7 @@
 /* The all-reduce across a few nodes: a chain of node leaders.
  *
  * The leader of node 0 folds its node's sources (shared memory) into its
- * dest; the leader of node 1 gets that partial result, folds its own
+ * dest; the leader of node 1 receives that partial result, folds its own
  * node's sources onto it, and so on; the last leader then has the result
  * and puts it into every other leader's dest; each leader hands it to the
  * members of its node, who copy it from the leader's dest. Ranks are folded
@@ -10,15 +10,26 @@
  * over the network twice, against the slices' gets of every remote slice
  * twice and three team syncs.
  *
+ * A partial result is pushed: its leader puts it into the next leader's
+ * dest (with the signal, in one message when it fits), once the next
+ * leader has said, on entering, that its dest is writable; that message
+ * goes while the earlier leaders fold, so the hop costs one transfer. In
+ * place (dest is source, and the same on every member: the offsets are
+ * symmetric) the next leader's dest holds its source until folded, so it
+ * gets the partial result instead, a chunk at a time.
+ *
  * The words, all of value v (the team sequence after this all-reduce):
  *   member -> its leader:   enter word: my source is ready, my dest writable
- *   leader n-1 -> leader n: down word: my partial result is in my dest
+ *   leader n -> leader n-1: enter word: my dest is writable (pushed only)
+ *   leader n-1 -> leader n: down word: my partial result is in your dest
+ *                           (pushed), or in mine (in place)
  *   last leader -> leader:  down word: the result is in your dest
  *   leader -> member:       down word: the result is in my dest
  *   member -> its leader:   ack word: I have copied it
- * A leader's dest is free for the last leader's put once the next leader
- * has got the partial result from it, which happened before the last
- * leader could have the result. */
+ * A leader's enter word at the previous leader is keyed by its own rank,
+ * which is no member of that node. In place, a leader's dest is free for
+ * the last leader's put once the next leader has got the partial result
+ * from it, which happened before the last leader could have the result. */
 #include "coll/reduce_chain.h"
 
 #include <stdalign.h>
@@ -75,8 +86,8 @@ static int fetch_and_fold(const aos_team_t *t, int from, char *dest, const char 
                         : fold_node(t, FROM_DEST, dest, dest_off, src_off, bytes, tsize, type, op);
 }
 
-/* The result in my dest, into the dest of leader `to` on another node,
- * and the signal: in one message when it fits, else a put attached to
+/* My dest (the result, or my partial result for the next leader), into
+ * the dest of leader `to` on another node, and the signal: in one message when it fits, else a put attached to
  * `own` (the caller waits for it; *attached says so) and the signal, which
  * the transport applies after the put, so that the put's completion
  * overlaps the signal and the other leaders' puts. */
@@ -115,6 +126,11 @@ static int leader(aos_team_t *t, char *dest, const char *source, uint64_t dest_o
                   uint64_t v)
 {
     int nd = t->node[t->me], last = t->nnodes - 1, rc = AOS_OK;
+    int push = !aos__overlap(dest, bytes, source, bytes);
+    struct aos_event own = {.magic = AOS__EVENT_MAGIC};
+    int attached = 0;
+    if (push && nd > 0)
+        rc = aos__team_signal(t, t->leader[nd - 1], AOS__SLOT_ENTER(t->me), v);
     for (int i = 1; rc == AOS_OK && i < t->nmine; i++)
         rc = aos__team_wait(t, AOS__SLOT_ENTER(t->mine[i]), v);
     if (rc == AOS_OK && nd == 0) {
@@ -122,14 +138,27 @@ static int leader(aos_team_t *t, char *dest, const char *source, uint64_t dest_o
     } else if (rc == AOS_OK) {
         int prev = t->leader[nd - 1];
         rc = aos__team_wait(t, AOS__SLOT_DOWN(prev), v);
-        if (rc == AOS_OK)
+        if (rc == AOS_OK && push)
+            rc = fold_node(t, FROM_DEST, dest, dest_off, src_off, bytes, tsize, type, op);
+        else if (rc == AOS_OK)
             rc = fetch_and_fold(t, prev, dest, source, dest_off, src_off, bytes, tsize, type,
                                 op);
     }
     if (rc == AOS_OK && nd < last) {
-        rc = aos__team_signal(t, t->leader[nd + 1], AOS__SLOT_DOWN(t->me), v);
+        int next = t->leader[nd + 1];
+        if (push) {
+            rc = aos__team_wait(t, AOS__SLOT_ENTER(next), v);
+            if (rc == AOS_OK)
+                rc = put_result(t, next, dest, dest_off, bytes, v, &own, &attached);
+        } else {
+            rc = aos__team_signal(t, next, AOS__SLOT_DOWN(t->me), v);
+        }
         if (rc == AOS_OK)
             rc = aos__team_wait(t, AOS__SLOT_DOWN(t->leader[last]), v);
+    }
+    if (attached) { /* even after a failure: the transport holds `own` until then */
+        int wrc = aos__event_wait(&own);
+        rc = rc != AOS_OK ? rc : wrc;
     }
     if (rc == AOS_OK && nd == last)
         rc = put_results(t, dest, dest_off, bytes, v);
