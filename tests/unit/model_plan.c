@@ -81,23 +81,24 @@ int main(void)
      * of 1000 ns signals (100 the sender's), 2000 ns gets and puts and 0.5
      * ns per byte. 32 KiB goes by the chain of node leaders: the members
      * enter and are released (2 x 100) and copy the result (50 + 32704 x
-     * 0.2); node 0's leader folds 2 sources (50 + 65472 x 0.25); node 1's,
-     * signalled (1000), gets the partial result (2000 + 32768 x 0.5) and
-     * folds its 2 sources onto it; it puts the result back with the
-     * signal in one message (32768 x 0.5 + 100), seen 1000 later. */
+     * 0.2); node 0's leader folds 2 sources (50 + 65472 x 0.25) and puts
+     * its partial result into node 1's leader's dest with the signal in one
+     * message (32768 x 0.5 + 100), seen 1000 later; node 1's leader folds
+     * its 2 sources onto it and puts the result back the same way (32768 x
+     * 0.5 + 100), seen 1000 later. */
     m.net_L = 1000, m.net_o = 100, m.net_g = 100, m.net_G = 0.5, m.net_get = 2000,
     m.net_put = 2000;
     struct aos__shape two = {4, 2, 2, 1, 2, 1};
     double fold = 50 + 65472 * 0.25, half = 32768 * 0.5;
-    double by_chain = 30.0 + 200 + (50 + 32704 * 0.2) + fold + (1000 + 2000 + half + fold) +
-                   (half + 100) + 1000;
+    double by_chain = 30.0 + 200 + (50 + 32704 * 0.2) + fold + (half + 100 + 1000 + fold) +
+                      (half + 100) + 1000;
     CHECK(aos__model_plan_allreduce_shape(&m, &two, 32768, &t) == AOS__ALLREDUCE_CHAIN);
     CHECK(NEAR(t, by_chain));
-    /* Over the put-with-signal limit the put and the signal are issued
-     * apart (100 more). */
+    /* Over the put-with-signal limit each put and its signal are issued
+     * apart (100 more each). */
     fold = 50 + 262080 * 0.25, half = 131072 * 0.5;
-    by_chain = 30.0 + 200 + (50 + 131008 * 0.2) + fold + (1000 + 2000 + half + fold) +
-               (half + 100 + 100) + 1000;
+    by_chain = 30.0 + 200 + (50 + 131008 * 0.2) + fold + (half + 200 + 1000 + fold) +
+               (half + 200) + 1000;
     CHECK(aos__model_plan_allreduce_shape(&m, &two, 131072, &t) == AOS__ALLREDUCE_CHAIN);
     CHECK(NEAR(t, by_chain));
     /* Small: the exchange. Nodes out of order (folding in rank order would
