@@ -201,6 +201,18 @@ int aos__model_read(const char *path, struct aos__model *m)
     return AOS_OK;
 }
 
+/* What the file gets for a value: the value, unless the reader would
+ * refuse it. A measured cost is a difference of two timings, which noise
+ * can take to 0 or below (aos-probe clamps those to 0); such a cost is
+ * below what the run resolves, and is written as MIN_COST (as is the
+ * contention line's b when c and b are both 0), so that the file
+ * aos-probe writes is always one aos reads. */
+#define MIN_COST 1e-3
+static double written(const char *key, double value)
+{
+    return valid_value(key, value) ? value : MIN_COST;
+}
+
 /* Written beside the file, then renamed over it: a PE starting meanwhile
  * reads the old model or the new one, never half of one. */
 int aos__model_write(const char *path, const struct aos__model *m, const char *comment)
@@ -220,12 +232,16 @@ int aos__model_write(const char *path, const struct aos__model *m, const char *c
         return AOS_ERR_SYSTEM;
     }
     fchmod(fd, 0644);
+    struct aos__model w = *m;
+    if (!(w.c + w.b > 0.0))
+        w.b = MIN_COST;
     fprintf(f, "# aos machine model (aos-probe); times in nanoseconds\n");
     if (comment != NULL)
         fprintf(f, "# %s\n", comment);
-#define AOS__MODEL_PRINT(field, key, def, meaning) fprintf(f, "%-20s %.6g  # %s\n", key, m->field, meaning);
+#define AOS__MODEL_PRINT(field, key, def, meaning)                                          \
+    fprintf(f, "%-20s %.6g  # %s\n", key, written(key, w.field), meaning);
     AOS__MODEL_TABLE(AOS__MODEL_PRINT)
-    if (m->net_measured) {
+    if (w.net_measured) {
         AOS__MODEL_NET_TABLE(AOS__MODEL_PRINT)
     }
 #undef AOS__MODEL_PRINT

@@ -1,8 +1,9 @@
 /* Reading and writing the machine model file: a device or a FIFO named as
  * the model is refused at once (reading /dev/zero ran on forever, opening a
  * FIFO nobody writes blocked), values the planner cannot use (0 where a
- * cost must be positive, inf, nan, negative) are refused, and aos-probe's
- * write replaces the file in one step (a reader never sees half of one). */
+ * cost must be positive, inf, nan, negative) are refused, what aos-probe
+ * writes reads back (costs it measured as 0 included), and its write
+ * replaces the file in one step (a reader never sees half of one). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -92,6 +93,32 @@ static void check_not_regular(void)
     CHECK_RC(aos__model_read(dir, &m), AOS_ERR_SYSTEM); /* a directory */
 }
 
+/* What aos-probe measured as 0 (a difference of two timings that noise
+ * took to 0), or a contention line of c = b = 0, is written so that the
+ * file reads back: a probe run never leaves a model every PE refuses. */
+static void check_written_reads_back(void)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/zeros", dir);
+    struct aos__model m, back;
+    aos__model_defaults(&m);
+    m.G_dirty_small = 0;
+    m.line_fresh = 0;
+    m.L = 42;
+    m.c = 0;
+    m.b = 0;
+    m.net_measured = 1;
+    m.net_G = 0;
+    CHECK_OK(aos__model_write(path, &m, "zeros"));
+    CHECK_OK(aos__model_read(path, &back));
+    CHECK(back.G_dirty_small > 0 && back.G_dirty_small < 0.01);
+    CHECK(back.line_fresh > 0 && back.line_fresh < 0.01);
+    CHECK(back.net_G > 0 && back.net_G < 0.01 && back.net_measured == 1);
+    CHECK(back.c == 0 && back.b > 0 && back.b < 0.01);
+    CHECK(back.L == 42); /* a value the reader takes is written as it is */
+    unlink(path);
+}
+
 static void check_atomic_write(void)
 {
     char path[4200];
@@ -134,6 +161,7 @@ int main(void)
     CHECK(mkdtemp(dir) != NULL);
     check_values();
     check_not_regular();
+    check_written_reads_back();
     check_atomic_write();
     printf("model files: bad values, devices and FIFOs refused; writes replace\n");
     return 0;
