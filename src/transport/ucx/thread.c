@@ -22,10 +22,11 @@
  *
  * Records a program coalesced (coalesce.c) and then left, computing or
  * spinning on its own memory, are sent by this thread within about
- * RECORDS_NS: it does not poll while some wait, and the first record
- * appended while it polls cuts the poll short (aos__ucx_thread_nudge). It
- * does not send them at once: a program streaming small operations fills
- * its buffers faster than this thread could wake for each. */
+ * RECORDS_NS after the program stopped driving: while some wait it parks
+ * no longer than that and does not poll, and the first record appended
+ * while it polls or parks longer cuts that short (aos__ucx_thread_nudge).
+ * It does not send them at once: a program streaming small operations
+ * fills its buffers faster than this thread could wake for each. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -57,6 +58,7 @@ static struct {
     uint32_t parked;   /* 1 while this thread is parked */
     uint32_t turn;     /* futex word: bumped to send a parked thread back */
     uint32_t idle_poll; /* 1 while this thread polls for IDLE_MS */
+    uint32_t long_park; /* 1 while this thread parks longer than RECORDS_NS */
 } T;
 
 static _Thread_local int on_thread; /* 1 on this progress thread */
@@ -90,22 +92,34 @@ void aos__ucx_sleep_end(void)
 void aos__ucx_thread_nudge(void)
 {
     /* seq_cst: with the appender's seq_cst exchange of U.coalesced before
-     * it, and the poller's store of idle_poll before its load of
-     * U.coalesced (loop): either the poller sees the records and polls
-     * briefly, or this sees it polling long and cuts that short. */
+     * it, and this thread's store of idle_poll (long_park) before its load
+     * of U.coalesced (loop, park): either this thread sees the records and
+     * polls (parks) briefly, or this sees it polling (parked) long and cuts
+     * that short. The exchange wakes a long park once: the park after it
+     * is short while records wait. */
     if (aos__load_seq_cst(&T.idle_poll))
         (void)ucp_worker_signal(U.worker);
+    if (aos__load_seq_cst(&T.long_park) && aos__exchange_seq_cst(&T.long_park, 0) != 0) {
+        (void)aos__fetch_add_seq_cst(&T.turn, 1);
+        aos__futex_wake_one(&T.turn);
+    }
 }
 
-/* Stands aside for at most ns; at once back when a program thread goes to
- * sleep or the thread is stopped. */
+/* Stands aside for at most ns, or RECORDS_NS while records wait; at once
+ * back when a program thread goes to sleep or the thread is stopped. */
 static void park(uint64_t ns)
 {
     aos__store_seq_cst(&T.parked, 1);
+    if (ns > RECORDS_NS) {
+        aos__store_seq_cst(&T.long_park, 1); /* seq_cst: see aos__ucx_thread_nudge */
+        if (aos__load_seq_cst(&U.coalesced))
+            ns = RECORDS_NS;
+    }
     uint32_t turn = aos__load_seq_cst(&T.turn);
     if (aos__load_seq_cst(&T.sleepers) == 0 && !aos__load_acquire(&T.stop))
         aos__futex_wait(&T.turn, turn, ns);
-    aos__store_relaxed(&T.parked, 0); /* relaxed: only saves wakes */
+    aos__store_relaxed(&T.long_park, 0); /* relaxed: a late nudge only costs a wake */
+    aos__store_relaxed(&T.parked, 0);    /* relaxed: only saves wakes */
 }
 
 static void *loop(void *arg)
@@ -163,6 +177,7 @@ int aos__ucx_thread_start(void)
     T.stop = 0;
     T.sleepers = 0;
     T.parked = 0;
+    T.long_park = 0;
     if (pthread_create(&T.thread, NULL, loop, NULL) != 0)
         return AOS_ERR_NO_MEMORY;
     T.running = 1;
