@@ -48,6 +48,7 @@
  * for this thread (ns). */
 #define IDLE_MS 100
 #define RECORDS_NS 1000000u
+_Static_assert(PARK_MIN_NS <= RECORDS_NS, "the shortest park is never nudged");
 
 static struct {
     pthread_t thread;
@@ -59,6 +60,7 @@ static struct {
     uint32_t turn;     /* futex word: bumped to send a parked thread back */
     uint32_t idle_poll; /* 1 while this thread polls for IDLE_MS */
     uint32_t long_park; /* 1 while this thread parks longer than RECORDS_NS */
+    uint32_t appends;   /* bumped by each nudge */
 } T;
 
 static _Thread_local int on_thread; /* 1 on this progress thread */
@@ -95,8 +97,10 @@ void aos__ucx_thread_nudge(void)
      * it, and this thread's store of idle_poll (long_park) before its load
      * of U.coalesced (loop, park): either this thread sees the records and
      * polls (parks) briefly, or this sees it polling (parked) long and cuts
-     * that short. The exchange wakes a long park once: the park after it
-     * is short while records wait. */
+     * that short. The exchange wakes a long park once, and the parks
+     * after it start again from the shortest (loop). */
+    /* Relaxed: as driven in aos__ucx_driven. */
+    aos__store_relaxed(&T.appends, aos__load_relaxed(&T.appends) + 1);
     if (aos__load_seq_cst(&T.idle_poll))
         (void)ucp_worker_signal(U.worker);
     if (aos__load_seq_cst(&T.long_park) && aos__exchange_seq_cst(&T.long_park, 0) != 0) {
@@ -106,20 +110,25 @@ void aos__ucx_thread_nudge(void)
 }
 
 /* Stands aside for at most ns, or RECORDS_NS while records wait; at once
- * back when a program thread goes to sleep or the thread is stopped. */
-static void park(uint64_t ns)
+ * back when a program thread goes to sleep or the thread is stopped.
+ * Returns 1 when the first record appended meanwhile cut it short. */
+static int park(uint64_t ns)
 {
+    int was_long = 0;
     aos__store_seq_cst(&T.parked, 1);
     if (ns > RECORDS_NS) {
         aos__store_seq_cst(&T.long_park, 1); /* seq_cst: see aos__ucx_thread_nudge */
+        was_long = 1;
         if (aos__load_seq_cst(&U.coalesced))
             ns = RECORDS_NS;
     }
     uint32_t turn = aos__load_seq_cst(&T.turn);
     if (aos__load_seq_cst(&T.sleepers) == 0 && !aos__load_acquire(&T.stop))
         aos__futex_wait(&T.turn, turn, ns);
-    aos__store_relaxed(&T.long_park, 0); /* relaxed: a late nudge only costs a wake */
-    aos__store_relaxed(&T.parked, 0);    /* relaxed: only saves wakes */
+    /* seq_cst, as the nudge's exchange: exactly one of the two takes it. */
+    int nudged = was_long && aos__exchange_seq_cst(&T.long_park, 0) == 0;
+    aos__store_relaxed(&T.parked, 0); /* relaxed: only saves wakes */
+    return nudged;
 }
 
 static void *loop(void *arg)
@@ -136,8 +145,15 @@ static void *loop(void *arg)
         uint32_t driven = aos__load_relaxed(&T.driven);
         if (driven != seen && aos__load_relaxed(&T.sleepers) == 0) {
             seen = driven;
-            park(park_ns);
-            park_ns = park_ns < PARK_MAX_NS / 2 ? 2 * park_ns : PARK_MAX_NS;
+            /* A program that appends records keeps the parks at the
+             * shortest, which no nudge wakes: one exchanging messages
+             * with records sends them itself, and is not woken for each.
+             * Relaxed: a stale count costs one park's length. */
+            uint32_t appends = aos__load_relaxed(&T.appends);
+            if (park(park_ns) || aos__load_relaxed(&T.appends) != appends)
+                park_ns = PARK_MIN_NS;
+            else
+                park_ns = park_ns < PARK_MAX_NS / 2 ? 2 * park_ns : PARK_MAX_NS;
             continue;
         }
         park_ns = PARK_MIN_NS;
