@@ -87,10 +87,11 @@ static int fetch_and_fold(const aos_team_t *t, int from, char *dest, const char 
 }
 
 /* My dest (the result, or my partial result for the next leader), into
- * the dest of leader `to` on another node, and the signal: in one message when it fits, else a put attached to
- * `own` (the caller waits for it; *attached says so) and the signal, which
- * the transport applies after the put, so that the put's completion
- * overlaps the signal and the other leaders' puts. */
+ * the dest of leader `to` on another node, and the signal: in one message
+ * when it fits, else a put attached to `own` (the caller waits for it;
+ * *attached says so) and the signal, which the transport applies after
+ * the put, so that the put's completion overlaps the signal and the other
+ * leaders' puts. */
 static int put_result(const aos_team_t *t, int to, const char *dest, uint64_t dest_off,
                       size_t bytes, uint64_t v, aos_event_t *own, int *attached)
 {

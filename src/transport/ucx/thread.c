@@ -93,14 +93,14 @@ void aos__ucx_sleep_end(void)
 
 void aos__ucx_thread_nudge(void)
 {
+    /* Relaxed: as driven in aos__ucx_driven. */
+    aos__store_relaxed(&T.appends, aos__load_relaxed(&T.appends) + 1);
     /* seq_cst: with the appender's seq_cst exchange of U.coalesced before
      * it, and this thread's store of idle_poll (long_park) before its load
      * of U.coalesced (loop, park): either this thread sees the records and
      * polls (parks) briefly, or this sees it polling (parked) long and cuts
      * that short. The exchange wakes a long park once, and the parks
      * after it start again from the shortest (loop). */
-    /* Relaxed: as driven in aos__ucx_driven. */
-    aos__store_relaxed(&T.appends, aos__load_relaxed(&T.appends) + 1);
     if (aos__load_seq_cst(&T.idle_poll))
         (void)ucp_worker_signal(U.worker);
     if (aos__load_seq_cst(&T.long_park) && aos__exchange_seq_cst(&T.long_park, 0) != 0) {
