@@ -107,6 +107,16 @@ static int put_result(const aos_team_t *t, int to, const char *dest, uint64_t de
     return aos__team_signal(t, to, AOS__SLOT_DOWN(t->me), v);
 }
 
+/* The status after the put attached to `own`, if any, completed: waited
+ * even after a failure, since the transport holds `own` until then. */
+static int settle_attached(aos_event_t *own, int attached, int rc)
+{
+    if (!attached)
+        return rc;
+    int wrc = aos__event_wait(own);
+    return rc != AOS_OK ? rc : wrc;
+}
+
 /* The last leader: the result into every other leader's dest. */
 static int put_results(const aos_team_t *t, const char *dest, uint64_t dest_off, size_t bytes,
                        uint64_t v)
@@ -115,11 +125,8 @@ static int put_results(const aos_team_t *t, const char *dest, uint64_t dest_off,
     int attached = 0, rc = AOS_OK;
     for (int n = 0; rc == AOS_OK && n < t->nnodes - 1; n++)
         rc = put_result(t, t->leader[n], dest, dest_off, bytes, v, &own, &attached);
-    if (attached) { /* even after a failure: the transport holds `own` until then */
-        int wrc = aos__event_wait(&own);
-        rc = rc != AOS_OK ? rc : wrc;
-    }
-    return rc;
+    rc = settle_attached(&own, attached, rc);
+    return settle_attached(&own, attached, rc);
 }
 
 static int leader(aos_team_t *t, char *dest, const char *source, uint64_t dest_off,
@@ -157,10 +164,7 @@ static int leader(aos_team_t *t, char *dest, const char *source, uint64_t dest_o
         if (rc == AOS_OK)
             rc = aos__team_wait(t, AOS__SLOT_DOWN(t->leader[last]), v);
     }
-    if (attached) { /* even after a failure: the transport holds `own` until then */
-        int wrc = aos__event_wait(&own);
-        rc = rc != AOS_OK ? rc : wrc;
-    }
+    rc = settle_attached(&own, attached, rc);
     if (rc == AOS_OK && nd == last)
         rc = put_results(t, dest, dest_off, bytes, v);
     for (int i = 1; rc == AOS_OK && i < t->nmine; i++)

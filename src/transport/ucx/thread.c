@@ -110,25 +110,24 @@ void aos__ucx_thread_nudge(void)
 }
 
 /* Stands aside for at most ns, or RECORDS_NS while records wait; at once
- * back when a program thread goes to sleep or the thread is stopped.
- * Returns 1 when the first record appended meanwhile cut it short. */
-static int park(uint64_t ns)
+ * back when a program thread goes to sleep or the thread is stopped, or,
+ * when longer than RECORDS_NS, when the first record is appended meanwhile
+ * (aos__ucx_thread_nudge, which counts the append first). */
+static void park(uint64_t ns)
 {
-    int was_long = 0;
     aos__store_seq_cst(&T.parked, 1);
     if (ns > RECORDS_NS) {
         aos__store_seq_cst(&T.long_park, 1); /* seq_cst: see aos__ucx_thread_nudge */
-        was_long = 1;
         if (aos__load_seq_cst(&U.coalesced))
             ns = RECORDS_NS;
     }
     uint32_t turn = aos__load_seq_cst(&T.turn);
     if (aos__load_seq_cst(&T.sleepers) == 0 && !aos__load_acquire(&T.stop))
         aos__futex_wait(&T.turn, turn, ns);
-    /* seq_cst, as the nudge's exchange: exactly one of the two takes it. */
-    int nudged = was_long && aos__exchange_seq_cst(&T.long_park, 0) == 0;
+    /* Relaxed: a nudge that finds it still set only bumps turn once more,
+     * which the next park's load of turn takes in. */
+    aos__store_relaxed(&T.long_park, 0);
     aos__store_relaxed(&T.parked, 0); /* relaxed: only saves wakes */
-    return nudged;
 }
 
 static void *loop(void *arg)
@@ -150,7 +149,8 @@ static void *loop(void *arg)
              * with records sends them itself, and is not woken for each.
              * Relaxed: a stale count costs one park's length. */
             uint32_t appends = aos__load_relaxed(&T.appends);
-            if (park(park_ns) || aos__load_relaxed(&T.appends) != appends)
+            park(park_ns);
+            if (aos__load_relaxed(&T.appends) != appends)
                 park_ns = PARK_MIN_NS;
             else
                 park_ns = park_ns < PARK_MAX_NS / 2 ? 2 * park_ns : PARK_MAX_NS;
