@@ -6,6 +6,8 @@
 #ifndef AOS_ARCH_ATOMICS_H
 #define AOS_ARCH_ATOMICS_H
 
+#include <stdint.h>
+
 #define aos__load_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define aos__load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define aos__load_seq_cst(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
@@ -24,6 +26,15 @@
 #define aos__exchange_seq_cst(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
 #define aos__fetch_or_relaxed(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
 #define aos__fetch_or_seq_cst(p, v) __atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST)
+
+/* *p = max(*p, v), for words that only grow written by several threads. */
+static inline void aos__raise_relaxed(uint64_t *p, uint64_t v)
+{
+    uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (cur < v &&
+           !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
 
 /* Fences. On x86-64 (TSO) acquire and release fences only restrain the
  * compiler, and a locked no-op on the stack is a full barrier that costs

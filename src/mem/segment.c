@@ -6,8 +6,10 @@
  * handle's state with the owner's directory entry. Across nodes that entry
  * is not mapped: the handle reads a local mirror of the owner's states
  * instead, which the owner's destroy updates with a message (AOS__AM_SEG_
- * STATE). Either way the check is best effort: an access racing with the
- * destroy is a program error. */
+ * STATE). A directory entry's state only grows (odd while a segment lives
+ * there), so a mirror keeps the highest state it has learnt, from attaches
+ * and messages in whatever order they land. Either way the check is best
+ * effort: an access racing with the destroy is a program error. */
 #include "mem/segment.h"
 #include "core/handle.h"
 
@@ -72,7 +74,7 @@ static void on_seg_state(int src, const void *payload, size_t len)
     uint64_t **all = aos__load_acquire(&mirror); /* pairs with mirror_of's exchange */
     uint64_t *states = all != NULL ? aos__load_acquire(&all[src]) : NULL;
     if (states != NULL && m.index < AOS__MAX_SEGMENTS)
-        aos__store_relaxed(&states[m.index], m.state); /* relaxed: a best-effort check */
+        aos__raise_relaxed(&states[m.index], m.state); /* relaxed: a best-effort check */
 }
 
 /* Tells the PEs of other nodes that my entry `index` is now `state`. */
@@ -309,12 +311,18 @@ static int attach_remote(int owner, uint64_t key, aos_seg_t **seg)
             break;
         if (again.state != dir[i].state)
             continue; /* changed under us: destroyed, or another segment now */
+        /* Raised, not stored: the destroy's message may have come in
+         * during the gets, and must not be undone. Relaxed: a best-effort
+         * check (the message of a destroy that synchronized with us is
+         * applied by then). */
+        aos__raise_relaxed(&states[i], again.state);
+        if (aos__load_relaxed(&states[i]) != again.state)
+            continue; /* destroyed meanwhile */
         aos_seg_t *s = aos__handle_alloc(sizeof *s);
         if (s == NULL) {
             rc = AOS_ERR_NO_MEMORY;
             break;
         }
-        aos__store_relaxed(&states[i], again.state); /* relaxed: a best-effort check */
         *s = (aos_seg_t){.magic = AOS__SEG_MAGIC,
                          .owner = owner,
                          .index = (uint32_t)i,
@@ -397,8 +405,11 @@ int aos_seg_detach(aos_seg_t *seg)
 
 int aos__seg_enter(const aos_seg_t *seg)
 {
+    /* Off-node: the mirror, which the destroy's message updated before any
+     * later message of the owner was applied here. Relaxed: a best-effort
+     * check, as in aos__seg_access. */
     if (seg->entry_writers == NULL)
-        return AOS_OK;
+        return aos__load_relaxed(seg->entry_state) == seg->state ? AOS_OK : AOS_ERR_DESTROYED;
     /* Seq_cst, with the load below, against destroy's store of the state
      * and load of writers (a Dekker pair): either destroy sees us inside and
      * waits, or we see its state and stay out. */

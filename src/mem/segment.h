@@ -64,7 +64,9 @@ static inline int aos__seg_access(const aos_seg_t *seg, size_t offset, size_t le
  * (queue items, notified puts): between a successful enter and the leave,
  * the owner's destroy waits, so nothing is written after it. AOS_ERR_DESTROYED
  * once the owner has begun to destroy it (no leave then). Off-node handles
- * are not guarded (their writes go through the network). */
+ * are not guarded (their writes go through the network): enter reports
+ * AOS_ERR_DESTROYED once the destroy's message has come in, which is before
+ * any later message of the owner (the answer a wait waited for). */
 int aos__seg_enter(const aos_seg_t *seg);
 void aos__seg_leave(const aos_seg_t *seg);
 /* The owner's destroy, waking `bell` (its waiters re-check the segment and

@@ -390,7 +390,11 @@ static int notified_remote(int is_put, void *local, aos_seg_t *seg, uint64_t off
     struct aos_event own = {.magic = AOS__EVENT_MAGIC};
     aos_event_t *put_ev = ev != NULL ? ev : &own;
     int data_rc = AOS_OK, put_attached = 0;
-    if (len != 0 && is_put) {
+    /* The claim may have waited for the owner, who may have destroyed the
+     * segment meanwhile: then no data goes, and the slot goes void. */
+    if (aos__seg_enter(seg) != AOS_OK) {
+        data_rc = AOS_ERR_DESTROYED;
+    } else if (len != 0 && is_put) {
         data_rc = aos__tp(target)->put(target, off, local, len, put_ev);
         put_attached = data_rc == AOS_OK;
     } else if (len != 0) {

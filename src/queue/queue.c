@@ -163,7 +163,7 @@ int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
     if (rc != AOS_OK)
         goto fail_seg;
     if (aos__rt.net != NULL) /* other nodes push by message */
-        aos__queue_net_owned(*q, seg->arena_off, key);
+        aos__queue_net_owned(*q, seg);
     return AOS_OK;
 
 fail_seg:
@@ -337,8 +337,7 @@ static int check_item(aos_queue_t *q, const void *item)
 /* An item for a queue of another node: sent to its owner, who answers. */
 static int push_remote(aos_queue_t *q, const void *item, int wait, aos_event_t *ev)
 {
-    return aos__queue_net_push(q->owner, q->seg->arena_off, q->seg->key, item, q->item_size,
-                               wait, ev);
+    return aos__queue_net_push(q->seg, item, q->item_size, wait, ev);
 }
 
 int aos__queue_enqueue_event(aos_queue_t *q, const void *item, aos_event_t *ev)
@@ -396,8 +395,7 @@ int aos_enqueue(aos_queue_t *q, const void *item)
     if (rc != AOS_OK)
         return rc;
     if (q->hdr == NULL) /* its wait for a credit serves */
-        return aos__queue_net_stream(q->owner, q->seg->arena_off, q->seg->key, item,
-                                     q->item_size, &q->credits);
+        return aos__queue_net_stream(q->seg, item, q->item_size, &q->credits);
     /* Inside the guard while waiting too: the bell we sleep on is in the
      * queue's memory, which the owner's destroy reclaims only after we
      * leave (it wakes us first). */

@@ -86,8 +86,8 @@ void aos__queue_net_stop(void);
  * (pending asynchronous dequeues) and the off-node side. */
 int aos__queue_start(void);
 void aos__queue_stop(void);
-int aos__queue_net_push(int owner, uint64_t off, uint64_t key, const void *item, size_t len,
-                        int wait, aos_event_t *ev);
+int aos__queue_net_push(const aos_seg_t *seg, const void *item, size_t len, int wait,
+                        aos_event_t *ev);
 /* aos_enqueue's push: returns once the item is sent, holding one of the
  * handle's credits until the owner answers (waits while none is free). An
  * item the owner refused (destroyed) is reported by the next call. */
@@ -96,13 +96,13 @@ struct aos__queue_credits {
     uint32_t in_flight; /* pushes sent and not answered */
     int32_t error;      /* the first refusal not yet reported */
 };
-int aos__queue_net_stream(int owner, uint64_t off, uint64_t key, const void *item, size_t len,
+int aos__queue_net_stream(const aos_seg_t *seg, const void *item, size_t len,
                           struct aos__queue_credits *c);
 /* Waits until every streamed push of the handle has been answered. */
 int aos__queue_net_drain(struct aos__queue_credits *c);
 /* The owner's side: q takes pushes from other nodes from now on / no more
  * (parked ones are answered AOS_ERR_DESTROYED). */
-void aos__queue_net_owned(aos_queue_t *q, uint64_t off, uint64_t key);
+void aos__queue_net_owned(aos_queue_t *q, const aos_seg_t *seg);
 void aos__queue_net_disowned(aos_queue_t *q);
 /* Non-zero while pushes wait at this PE for space; a dequeue then retries
  * them (aos__queue_net_retry). */

@@ -13,9 +13,12 @@
  * in in arrival order, and while some are parked a new push waits behind
  * them, so one producer's items keep their order.
  *
- * A push names the queue by arena offset and key; a queue destroyed (or a
- * different one created at that offset) is answered AOS_ERR_DESTROYED, and
- * so are the items parked on a queue when it is destroyed. */
+ * A push names the queue by its segment: arena offset, key, directory
+ * entry and that entry's state, which grows with every create and destroy
+ * there. A queue destroyed, even one created again at once with the same
+ * key at the same offset, is answered AOS_ERR_DESTROYED (the new one takes
+ * none of the old one's items), and so are the items parked on a queue
+ * when it is destroyed. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +30,35 @@
 #include "core/wait.h"
 #include "queue/queue.h"
 
+/* One queue's life at its owner: its segment's place and directory entry. */
+struct queue_name {
+    uint64_t off; /* in the owner's arena */
+    uint64_t key;
+    uint64_t state; /* of the directory entry */
+    uint32_t index; /* the directory entry */
+    uint32_t reserved;
+};
+
+static struct queue_name name_of(const aos_seg_t *seg)
+{
+    return (struct queue_name){.off = seg->arena_off, .key = seg->key, .state = seg->state,
+                               .index = seg->index};
+}
+
+static int same_queue(const struct queue_name *a, const struct queue_name *b)
+{
+    return a->off == b->off && a->key == b->key && a->state == b->state && a->index == b->index;
+}
+
 struct push_msg {
     uint64_t token; /* the producer's struct answer */
-    uint64_t off;   /* the queue's segment, in the owner's arena */
-    uint64_t key;
-    uint32_t wait;  /* park when full, rather than answer AOS_ERR_AGAIN */
+    struct queue_name queue;
+    uint32_t wait; /* park when full, rather than answer AOS_ERR_AGAIN */
     uint32_t len;
     char item[AOS__QUEUE_MAX_ITEM];
 };
 #define PUSH_HEAD offsetof(struct push_msg, item)
+_Static_assert(sizeof(struct push_msg) <= AOS__AM_MAX, "a push is one message");
 
 struct done_msg {
     uint64_t token;
@@ -53,7 +76,7 @@ struct answer {
 /* My queues that other nodes may push to. */
 struct owned {
     aos_queue_t *q;
-    uint64_t off, key;
+    struct queue_name name;
     struct owned *next;
 };
 
@@ -188,7 +211,7 @@ static void on_push(int src, const void *payload, size_t len)
     struct answers done = {0};
     pthread_mutex_lock(&lock);
     struct owned *o = owned;
-    while (o != NULL && (o->off != m.off || o->key != m.key))
+    while (o != NULL && !same_queue(&o->name, &m.queue))
         o = o->next;
     size_t item_size = 0;
     int rc = AOS_ERR_DESTROYED;
@@ -204,12 +227,12 @@ static void on_push(int src, const void *payload, size_t len)
         answer(src, m.token, rc);
 }
 
-void aos__queue_net_owned(aos_queue_t *q, uint64_t off, uint64_t key)
+void aos__queue_net_owned(aos_queue_t *q, const aos_seg_t *seg)
 {
     struct owned *o = malloc(sizeof *o);
     if (o == NULL)
         return; /* pushes from other nodes are answered AOS_ERR_DESTROYED */
-    *o = (struct owned){.q = q, .off = off, .key = key};
+    *o = (struct owned){.q = q, .name = name_of(seg)};
     pthread_mutex_lock(&lock);
     o->next = owned;
     owned = o;
@@ -303,7 +326,7 @@ static int credits_back(const void *ctx)
     return aos__load_acquire(&c->in_flight) == 0; /* pairs with on_done */
 }
 
-int aos__queue_net_stream(int owner, uint64_t off, uint64_t key, const void *item, size_t len,
+int aos__queue_net_stream(const aos_seg_t *seg, const void *item, size_t len,
                           struct aos__queue_credits *c)
 {
     int rc = aos__wait(credit_free, c, AOS__FOREVER, AOS__WATCH_ALL);
@@ -313,7 +336,8 @@ int aos__queue_net_stream(int owner, uint64_t off, uint64_t key, const void *ite
     int32_t err = __atomic_exchange_n(&c->error, AOS_OK, __ATOMIC_RELAXED);
     if (err != AOS_OK)
         return err;
-    struct push_msg m = {.token = (uintptr_t)c + 1, .off = off, .key = key, .wait = 1,
+    int owner = seg->owner;
+    struct push_msg m = {.token = (uintptr_t)c + 1, .queue = name_of(seg), .wait = 1,
                          .len = (uint32_t)len};
     memcpy(m.item, item, len);
     aos__fetch_add_relaxed(&c->in_flight, 1); /* relaxed: only on_done's decrement reads it */
@@ -328,14 +352,15 @@ int aos__queue_net_drain(struct aos__queue_credits *c)
     return aos__wait(credits_back, c, AOS__FOREVER, AOS__WATCH_ALL);
 }
 
-int aos__queue_net_push(int owner, uint64_t off, uint64_t key, const void *item, size_t len,
-                        int wait, aos_event_t *ev)
+int aos__queue_net_push(const aos_seg_t *seg, const void *item, size_t len, int wait,
+                        aos_event_t *ev)
 {
+    int owner = seg->owner;
     struct answer *a = malloc(sizeof *a);
     if (a == NULL)
         return AOS_ERR_NO_MEMORY;
     *a = (struct answer){.ev = ev};
-    struct push_msg m = {.token = (uintptr_t)a, .off = off, .key = key,
+    struct push_msg m = {.token = (uintptr_t)a, .queue = name_of(seg),
                          .wait = (uint32_t)(wait || ev != NULL), .len = (uint32_t)len};
     memcpy(m.item, item, len);
     if (ev != NULL)

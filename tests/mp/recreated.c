@@ -1,0 +1,149 @@
+/* Objects destroyed and created again under the same key while peers use
+ * them: no handle of the old one may reach the new one, on a node or from
+ * another (where an attached handle learns of the destroy by message).
+ *
+ * segment: the other PEs attach to PE 0's segment in a loop while PE 0
+ * destroys and creates it again ROUNDS times (keeping each a little while),
+ * then destroys it for good and creates another key at once (in the memory
+ * just freed). After a barrier, every access through each PE's last handle
+ * must be AOS_ERR_DESTROYED, and the new segment must still be zero. EPOCHS
+ * times, since the last attach rarely races with the last destroy.
+ *
+ * queue: the other PEs stream items into PE 0's queue until told it is
+ * destroyed; PE 0 dequeues some, destroys it and creates it again at once
+ * (same key, same shape, so the same memory). Once the producers have
+ * detached (which waits for every answer), the new queue must be empty.
+ *
+ * An argument (segment, queue) runs one case. */
+#include <string.h>
+#include <time.h>
+
+#include "../common/check.h"
+
+#define SKEY 0x5e61u
+#define OTHER_KEY 0x5e62u
+#define QKEY 0x5e63u
+#define SEG_SIZE 4096
+#define EPOCHS 40
+#define ROUNDS 10
+#define QROUNDS 6
+#define QCAP 64
+
+static uint64_t stop; /* at the attachers: PE 0 is done */
+
+/* One epoch of the segment case. */
+static void segment_epoch(int me, int npes)
+{
+    const unsigned protos = AOS_PROTO_RMA | AOS_PROTO_ATOMIC;
+    aos_seg_t *mine = NULL, *last = NULL;
+    stop = 0;
+    if (me == 0)
+        CHECK_OK(aos_seg_create(SKEY, SEG_SIZE, protos, &mine));
+    CHECK_OK(aos_barrier_all());
+    if (me == 0) {
+        for (int r = 0; r < ROUNDS; r++) {
+            CHECK_OK(aos_seg_destroy(mine));
+            CHECK_OK(aos_seg_create(SKEY, SEG_SIZE, protos, &mine));
+            /* Kept for up to 1 ms, so that attaches complete in between;
+             * computing, not in aos. */
+            struct timespec t0, t;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            long hold_ns = (long)(r * 7919 % 4000) * 1000;
+            do
+                clock_gettime(CLOCK_MONOTONIC, &t);
+            while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < hold_ns);
+        }
+        CHECK_OK(aos_seg_destroy(mine));
+        CHECK_OK(aos_seg_create(OTHER_KEY, SEG_SIZE, protos, &mine));
+        uint64_t one = 1;
+        for (int pe = 1; pe < npes; pe++)
+            CHECK_OK(aos_putmem(pe, &stop, &one, sizeof one, NULL));
+    } else {
+        /* Relaxed: the flag only ends the loop; the barrier below orders
+         * the last destroy before the checks. */
+        while (__atomic_load_n(&stop, __ATOMIC_RELAXED) == 0) {
+            aos_seg_t *h;
+            int rc = aos_seg_attach(0, SKEY, &h);
+            if (rc == AOS_ERR_NO_KEY)
+                continue; /* between a destroy and its create */
+            CHECK_RC(rc, AOS_OK);
+            if (last != NULL)
+                CHECK_OK(aos_seg_detach(last));
+            last = h;
+        }
+    }
+    CHECK_OK(aos_barrier_all()); /* the last destroy came before it */
+    if (last != NULL) {
+        unsigned char b[64];
+        memset(b, 0xab, sizeof b);
+        uint64_t v = 0;
+        CHECK_RC(aos_put(last, 0, b, sizeof b, NULL), AOS_ERR_DESTROYED);
+        CHECK_RC(aos_get(b, last, 0, sizeof b, NULL), AOS_ERR_DESTROYED);
+        CHECK_RC(aos_fetch_add_u64(last, 0, 1, &v, NULL), AOS_ERR_DESTROYED);
+        CHECK_RC(aos_postadd_u64(last, 8, 1), AOS_ERR_DESTROYED);
+        CHECK_OK(aos_seg_detach(last));
+    }
+    CHECK_OK(aos_barrier_all());
+    if (me == 0) {
+        unsigned char b[SEG_SIZE];
+        CHECK_OK(aos_get(b, mine, 0, sizeof b, NULL));
+        for (size_t i = 0; i < sizeof b; i++)
+            CHECK(b[i] == 0);
+        CHECK_OK(aos_seg_destroy(mine));
+    }
+    CHECK_OK(aos_barrier_all());
+}
+
+static void queue_case(int me)
+{
+    for (int r = 0; r < QROUNDS; r++) {
+        aos_queue_t *q = NULL;
+        uint64_t item[2];
+        aos_queue_t *h = NULL;
+        if (me == 0)
+            CHECK_OK(aos_queue_create(QKEY, sizeof item, QCAP, &q));
+        CHECK_OK(aos_barrier_all());
+        if (me != 0)
+            CHECK_OK(aos_queue_attach(0, QKEY, &h));
+        CHECK_OK(aos_barrier_all());
+        if (me != 0) {
+            item[0] = (uint64_t)me;
+            item[1] = 0;
+            int rc;
+            while ((rc = aos_enqueue(h, item)) == AOS_OK)
+                item[1]++;
+            CHECK_RC(rc, AOS_ERR_DESTROYED);
+            CHECK_OK(aos_queue_detach(h)); /* every item answered */
+        } else {
+            /* Some items taken, more coming: destroyed under a stream. */
+            for (long got = 0; got < 50 * (r + 1);)
+                got += aos_try_dequeue(q, item) == AOS_OK;
+            CHECK_OK(aos_queue_destroy(q));
+            CHECK_OK(aos_queue_create(QKEY, sizeof item, QCAP, &q));
+        }
+        CHECK_OK(aos_barrier_all());
+        if (me == 0) {
+            int rc = aos_try_dequeue(q, item);
+            if (rc == AOS_OK)
+                fprintf(stderr, "FAIL round %d: item %llu of PE %llu in the new queue\n", r,
+                        (unsigned long long)item[1], (unsigned long long)item[0]);
+            CHECK_RC(rc, AOS_ERR_AGAIN);
+            CHECK_OK(aos_queue_destroy(q));
+        }
+        CHECK_OK(aos_barrier_all());
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv[1] : "";
+    CHECK_OK(aos_init());
+    int me = aos_my_pe(), npes = aos_n_pes();
+    if (npes < 2)
+        return aos_finalize();
+    for (int e = 0; e < EPOCHS && (!*only || strcmp(only, "segment") == 0); e++)
+        segment_epoch(me, npes);
+    if (!*only || strcmp(only, "queue") == 0)
+        queue_case(me);
+    return aos_finalize();
+}
