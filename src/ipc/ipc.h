@@ -21,7 +21,8 @@ _Static_assert((AOS_KEY_RESERVED_FROM & 0xffffffffffffull) == 0,
  * then frees it. Operations with the same `order` mark (one per object)
  * complete in the order issued: once one of them is not ready, later ones
  * are not polled in that pass. `pending` counts the object's operations, so
- * that closing it can refuse while some remain. */
+ * that closing it can refuse while some remain (an atomic count: read it
+ * with aos__load_*). */
 struct aos__ipc_op {
     int (*poll)(struct aos__ipc_op *op);
     uint64_t *order;
@@ -29,9 +30,9 @@ struct aos__ipc_op {
     struct aos__ipc_op *next;
 };
 
-/* Appends op (allocated by the caller with malloc) and counts it. */
+/* Appends op (allocated by the caller with malloc) and counts it; any
+ * thread, never waits. */
 void aos__ipc_op_add(struct aos__ipc_op *op);
-extern struct aos__ipc_op *aos__ipc_ops;
 
 /* Portals across nodes: the handler for grants, and my mirrors of remote
  * receivers' permissions (set up and torn down with the runtime). */

@@ -85,12 +85,20 @@ int aos_mbox_open(int owner, uint32_t port, aos_mbox_t **mb)
     return rc;
 }
 
+static int writes_done(const void *ctx)
+{
+    const aos_mbox_t *mb = ctx;
+    /* Acquire: pairs with the release in ipc_progress's count down, so
+     * that the writes it completed come before the caller's next one. */
+    return aos__load_acquire(&mb->pending) == 0;
+}
+
 int aos_mbox_close(aos_mbox_t *mb)
 {
     int rc = check_mbox(mb);
     if (rc != AOS_OK)
         return rc;
-    if (mb->pending != 0)
+    if (!writes_done(mb))
         return AOS_ERR_AGAIN;
     if (mb->is_owner) {
         /* aos_queue_destroy refuses reserved keys; check its pending reads. */
@@ -126,14 +134,6 @@ static int write_ready(struct aos__ipc_op *op)
     return 1;
 }
 
-static int writes_done(const void *ctx)
-{
-    const aos_mbox_t *mb = ctx;
-    /* Relaxed: progress on this or another thread counts it down; the
-     * count is all that is read. */
-    return aos__load_relaxed(&mb->pending) == 0;
-}
-
 int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev)
 {
     int rc = check_mbox(mb);
@@ -143,7 +143,7 @@ int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev)
         return AOS_ERR_NULL;
     if (ev == NULL) {
         /* after the handle's pending writes: order per handle */
-        if (mb->pending != 0 &&
+        if (!writes_done(mb) &&
             (rc = aos__wait(writes_done, mb, AOS__FOREVER, AOS__WATCH_ALL)) != AOS_OK)
             return rc;
         return aos_enqueue(mb->q, msg);
@@ -153,7 +153,7 @@ int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev)
     rc = aos__queue_enqueue_event(mb->q, msg, ev); /* another node's mailbox: sent now */
     if (rc != AOS_ERR_AGAIN)
         return rc;
-    if (mb->pending == 0) {
+    if (writes_done(mb)) {
         rc = aos__queue_try_enqueue(mb->q, msg); /* after the pending check: no serving between */
         if (rc != AOS_ERR_AGAIN) {
             if (rc == AOS_OK)
@@ -179,7 +179,7 @@ int aos_mbox_try_write(aos_mbox_t *mb, const void *msg)
     int rc = check_mbox(mb);
     if (rc != AOS_OK)
         return rc;
-    if (mb->pending != 0)
+    if (!writes_done(mb))
         return AOS_ERR_AGAIN; /* earlier writes go first */
     return aos_try_enqueue(mb->q, msg);
 }

@@ -1,31 +1,68 @@
-/* Pending asynchronous IPC operations, polled by progress. */
+/* Pending asynchronous IPC operations, polled by progress.
+ *
+ * Any thread may add one while another polls: an added operation goes onto
+ * a lock-free stack of new ones, and the one thread that polls at a time
+ * (the lock, tried: a thread that finds it taken, or that polls already
+ * further up its stack through a nested progress, goes on) moves them to
+ * the end of the list in the order they were added, then polls the list.
+ * Adding never waits, so an operation added from inside progress (an RPC
+ * handler's) cannot deadlock. */
+#include <pthread.h>
 #include <stdlib.h>
 
+#include "arch/atomics.h"
 #include "core/progress.h"
 #include "core/runtime.h"
 #include "core/wait.h"
 #include "ipc/ipc.h"
 #include "mem/segment.h"
 
-struct aos__ipc_op *aos__ipc_ops;
-static struct aos__ipc_op **tail = &aos__ipc_ops;
+static struct aos__ipc_op *fresh;    /* added, newest first */
+static pthread_mutex_t poll_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Under poll_lock: */
+static struct aos__ipc_op *ops;
+static struct aos__ipc_op **tail = &ops;
 static uint64_t pass;
 
 void aos__ipc_op_add(struct aos__ipc_op *op)
 {
-    op->next = NULL;
-    *tail = op;
-    tail = &op->next;
-    (*op->pending)++;
+    aos__fetch_add_relaxed(op->pending, 1); /* relaxed: a count; see writes_done */
+    struct aos__ipc_op *head = aos__load_relaxed(&fresh);
+    do
+        op->next = head;
+    /* Release: op's fields are seen by the poller that takes it (its
+     * acquire exchange in take_fresh). */
+    while (!__atomic_compare_exchange_n(&fresh, &head, op, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED));
 }
 
-/* The progress hook: polls the pending operations; one load when none. */
+/* The new operations, oldest first, onto the end of the list. */
+static void take_fresh(void)
+{
+    struct aos__ipc_op *newest = aos__exchange_acquire(&fresh, NULL); /* pairs with op_add */
+    struct aos__ipc_op *oldest = NULL;
+    while (newest != NULL) {
+        struct aos__ipc_op *next = newest->next;
+        newest->next = oldest;
+        oldest = newest;
+        newest = next;
+    }
+    *tail = oldest;
+    while (*tail != NULL)
+        tail = &(*tail)->next;
+}
+
+/* The progress hook: polls the pending operations; two loads when none. */
 static void ipc_progress(void)
 {
-    if (aos__ipc_ops == NULL)
+    /* Relaxed: a hint; an operation missed here is polled next time. */
+    if (aos__load_relaxed(&fresh) == NULL && aos__load_relaxed(&ops) == NULL)
         return;
+    if (pthread_mutex_trylock(&poll_lock) != 0)
+        return;
+    take_fresh();
     pass++;
-    struct aos__ipc_op **link = &aos__ipc_ops;
+    struct aos__ipc_op **link = &ops;
     while (*link != NULL) {
         struct aos__ipc_op *op = *link;
         if (op->order != NULL && *op->order == pass) { /* an earlier one waits */
@@ -41,9 +78,12 @@ static void ipc_progress(void)
         *link = op->next;
         if (tail == &op->next)
             tail = link;
-        (*op->pending)--;
+        /* Release: what the operation did is seen by a thread that reads
+         * the count 0 with acquire; relaxed readers only want the count. */
+        aos__fetch_sub_release(op->pending, 1);
         free(op);
     }
+    pthread_mutex_unlock(&poll_lock);
 }
 
 struct attach_try {

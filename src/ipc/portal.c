@@ -79,9 +79,14 @@ static int check_portal(const aos_portal_t *p)
 
 /* My copy of one remote receiver's permission line (grant, buf_off, cap),
  * kept for the life of the runtime: a grant may arrive before the sender
- * opens the portal. */
+ * opens the portal. One per portal, not per place: a portal closed and
+ * created again at the same offset (its grants counting from 1 again) has a
+ * mirror of its own, named by its segment's directory entry and state, so
+ * the old one's last permission is never taken for the new one's. */
 struct mirror {
     int receiver;
+    uint32_t index;   /* the portal's segment: directory entry */
+    uint64_t state;   /* and its state */
     uint64_t ctl_off;
     struct mirror *next;
     struct portal_ctl ctl;
@@ -91,17 +96,23 @@ static pthread_mutex_t mirrors_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct grant_msg {
     uint64_t ctl_off, grant, buf_off, cap;
+    uint64_t state, index; /* the portal's segment (struct mirror) */
 };
 
-/* The mirror of (receiver, ctl_off), made if new; NULL out of memory. */
-static struct portal_ctl *mirror_of(int receiver, uint64_t ctl_off)
+/* The mirror of the portal of receiver at ctl_off whose segment is
+ * (index, state), made if new; NULL out of memory. */
+static struct portal_ctl *mirror_of(int receiver, uint64_t ctl_off, uint32_t index,
+                                    uint64_t state)
 {
     pthread_mutex_lock(&mirrors_lock);
     struct mirror *m = mirrors;
-    while (m != NULL && (m->receiver != receiver || m->ctl_off != ctl_off))
+    while (m != NULL && (m->receiver != receiver || m->ctl_off != ctl_off ||
+                         m->index != index || m->state != state))
         m = m->next;
     if (m == NULL && (m = calloc(1, sizeof *m)) != NULL) {
         m->receiver = receiver;
+        m->index = index;
+        m->state = state;
         m->ctl_off = ctl_off;
         m->next = mirrors;
         mirrors = m;
@@ -133,7 +144,9 @@ static void on_grant(int src, const void *payload, size_t len)
     if (len != sizeof g)
         return;
     memcpy(&g, payload, sizeof g);
-    struct portal_ctl *c = mirror_of(src, g.ctl_off);
+    if (g.index > UINT32_MAX)
+        return;
+    struct portal_ctl *c = mirror_of(src, g.ctl_off, (uint32_t)g.index, g.state);
     if (c == NULL)
         return;
     mirror_grant(c, g.grant, g.buf_off, g.cap);
@@ -162,7 +175,7 @@ void aos__portal_stop(void)
  * come before the open, or be on its way). */
 static int remote_ctl(aos_seg_t *seg, struct portal_ctl **out)
 {
-    struct portal_ctl *c = mirror_of(seg->owner, seg->arena_off);
+    struct portal_ctl *c = mirror_of(seg->owner, seg->arena_off, seg->index, seg->state);
     if (c == NULL)
         return AOS_ERR_NO_MEMORY;
     struct portal_ctl now;
@@ -239,7 +252,8 @@ int aos_portal_close(aos_portal_t *p)
     if (p->magic != PORTAL_MAGIC)
         return AOS_ERR_INVALID;
     AOS__CHECK_INIT();
-    if (p->pending != 0 || p->reading)
+    /* Acquire: pairs with the release in ipc_progress's count down. */
+    if (aos__load_acquire(&p->pending) != 0 || p->reading)
         return AOS_ERR_AGAIN;
     int rc = p->is_receiver ? aos_seg_destroy(p->seg) : aos_seg_detach(p->seg);
     p->magic = 0;
@@ -315,7 +329,8 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
         aos__fence_seq_cst();
         aos__bell_ring(&aos__rt.peers[sender].header->bell, 0, UINT64_MAX, 1);
     } else {
-        struct grant_msg g = {p->ctl_off, GRANT(p->seq, sender), lo, (uint64_t)cap};
+        struct grant_msg g = {p->ctl_off, GRANT(p->seq, sender), lo,
+                              (uint64_t)cap, p->seg->state, p->seg->index};
         rc = aos__tp(sender)->am_send(sender, AOS__AM_PORTAL_GRANT, &g, sizeof g);
         if (rc != AOS_OK) {
             free(r);
@@ -440,7 +455,8 @@ int aos_portal_write(aos_portal_t *p, const void *src, size_t len, aos_event_t *
             return check_portal(p); /* closed meanwhile */
         return transfer(p, &m, src, len);
     }
-    if (p->pending == 0 && permitted(p, &m)) {
+    /* Acquire: as in aos_portal_close; earlier writes are done. */
+    if (aos__load_acquire(&p->pending) == 0 && permitted(p, &m)) {
         rc = transfer(p, &m, src, len);
         if (rc == AOS_OK || rc == AOS_ERR_SIZE)
             aos__event_done_at_issue(ev);
