@@ -18,6 +18,7 @@
 #include "mem/segment.h"
 
 static struct aos__ipc_op *fresh;    /* added, newest first */
+static uint64_t live;                 /* added and not yet done */
 static pthread_mutex_t poll_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Under poll_lock: */
 static struct aos__ipc_op *ops;
@@ -27,6 +28,7 @@ static uint64_t pass;
 void aos__ipc_op_add(struct aos__ipc_op *op)
 {
     aos__fetch_add_relaxed(op->pending, 1); /* relaxed: a count; see writes_done */
+    aos__fetch_add_relaxed(&live, 1);       /* relaxed: a hint for ipc_progress */
     struct aos__ipc_op *head = aos__load_relaxed(&fresh);
     do
         op->next = head;
@@ -52,11 +54,11 @@ static void take_fresh(void)
         tail = &(*tail)->next;
 }
 
-/* The progress hook: polls the pending operations; two loads when none. */
+/* The progress hook: polls the pending operations; one load when none. */
 static void ipc_progress(void)
 {
     /* Relaxed: a hint; an operation missed here is polled next time. */
-    if (aos__load_relaxed(&fresh) == NULL && aos__load_relaxed(&ops) == NULL)
+    if (aos__load_relaxed(&live) == 0)
         return;
     if (pthread_mutex_trylock(&poll_lock) != 0)
         return;
@@ -81,6 +83,7 @@ static void ipc_progress(void)
         /* Release: what the operation did is seen by a thread that reads
          * the count 0 with acquire; relaxed readers only want the count. */
         aos__fetch_sub_release(op->pending, 1);
+        aos__fetch_sub_relaxed(&live, 1); /* relaxed: a hint, as in op_add */
         free(op);
     }
     pthread_mutex_unlock(&poll_lock);

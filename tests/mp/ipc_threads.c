@@ -113,11 +113,14 @@ static void portal_case(void)
         for (uint32_t i = 0; i < PER_PORTAL; i++)
             for (int pe = 1; pe < npes; pe++)
                 for (int t = 0; t < THREADS; t++) {
-                    static struct msg m; /* a portal reads into symmetric memory */
+                    /* Symmetric, as a portal's buffer must be; one per
+                     * writer thread, which has it to itself. */
+                    static struct msg into[MAXPES][THREADS];
+                    struct msg *m = &into[pe][t];
                     size_t len = 0;
-                    CHECK_OK(aos_portal_read(ports[pe][t], pe, &m, sizeof m, &len, NULL));
-                    CHECK(len == sizeof m);
-                    CHECK(m.pe == (uint32_t)pe && m.thread == (uint32_t)t && m.seq == i);
+                    CHECK_OK(aos_portal_read(ports[pe][t], pe, m, sizeof *m, &len, NULL));
+                    CHECK(len == sizeof *m);
+                    CHECK(m->pe == (uint32_t)pe && m->thread == (uint32_t)t && m->seq == i);
                 }
     }
     CHECK_OK(aos_barrier_all());
