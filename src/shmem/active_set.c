@@ -28,11 +28,18 @@ static pthread_mutex_t sets_lock = PTHREAD_MUTEX_INITIALIZER;
  * every member's copy. */
 static uint64_t *collect_sizes;
 
-/* Syncs live at the set's first PE under a port made from the set's shape;
- * the top byte keeps them apart from ports a program picks for its own. */
-static uint32_t set_port(int log, int size)
+/* A set's sync has a segment at every member under one port, so two sets
+ * that share a PE need two ports: the port is the whole triplet while it
+ * fits (jobs of up to SET_PORT_PES PEs), else the set's shape alone, and
+ * sets of one shape with different starts then cannot share a PE (the
+ * second to be used ends the job, saying the key exists). Ports from
+ * 0xa0000000 up are this front end's. */
+#define SET_PORT_PES 2048
+static uint32_t set_port(int start, int log, int size)
 {
-    return 0xa5000000u | ((uint32_t)log << 20) | (uint32_t)size;
+    if (shmem__st.npes <= SET_PORT_PES) /* log <= 10, size - 1 and start < 2^11 */
+        return 0xa0000000u | (uint32_t)log << 22 | (uint32_t)(size - 1) << 11 | (uint32_t)start;
+    return 0xa8000000u | (uint32_t)log << 21 | (uint32_t)size;
 }
 
 int shmem__active_sets_start(void)
@@ -68,6 +75,8 @@ static struct set *find_set(const char *fn, int start, int log, int size)
     if (start < 0 || log < 0 || log > 30 || size < 1 || size > (1 << 20) ||
         start + (int64_t)(size - 1) * ((int64_t)1 << log) >= shmem__st.npes)
         shmem__fail(fn, AOS_ERR_PE);
+    if (size == 1)
+        log = 0; /* one member: the stride means nothing, one set whatever it is */
     int64_t off = (int64_t)shmem__st.me - start;
     int stride = 1 << log;
     if (off < 0 || off % stride != 0 || off / stride >= size)
@@ -82,7 +91,7 @@ static struct set *find_set(const char *fn, int start, int log, int size)
         if (s != NULL && (s->pes = malloc((size_t)size * sizeof *s->pes)) != NULL) {
             for (int r = 0; r < size; r++)
                 s->pes[r] = start + r * stride;
-            rc = aos_sync_create(set_port(log, size), s->pes, size, start, &s->sync);
+            rc = aos_sync_create(set_port(start, log, size), s->pes, size, start, &s->sync);
         }
         if (rc != AOS_OK) {
             pthread_mutex_unlock(&sets_lock);

@@ -2,6 +2,7 @@
  * team broadcast (the root's dest too), collect with a different size per
  * PE, fcollect, alltoall(s) and reductions on world and on split teams;
  * the deprecated active-set forms on the whole job and on strided subsets
+ * (sets of one shape sharing PEs among them)
  * (the root's dest untouched by broadcast32/64), barrier and sync. */
 #include <string.h>
 
@@ -220,6 +221,14 @@ int main(void)
         active_set(1, 0, npes - 1);
     if (npes >= 4)
         active_set(1, 1, npes / 2);
+    /* Sets of one shape that share PEs: each PE in two of them. */
+    for (int start = 0; start + 1 < npes; start++)
+        active_set(start, 0, 2);
+    for (int start = 0; start + 2 < npes; start += 2)
+        active_set(start, 1, 2);
+    /* One member: the stride does not matter, it is one set. */
+    active_set(npes - 1, 0, 1);
+    active_set(npes - 1, 4, 1);
     shmem_finalize();
     return 0;
 }
