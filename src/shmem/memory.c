@@ -50,7 +50,15 @@ void *shmem_align(size_t alignment, size_t size)
     if (!shmem__st.initialized)
         return NULL;
     shmem__quiet("shmem_align");
-    return checked("shmem_align", aos_align(alignment, size), size);
+    void *p = aos_align(alignment, size);
+    if (p == NULL && (alignment == 0 || (alignment & (alignment - 1)) != 0 ||
+                      alignment > AOS_ALIGN_MAX)) {
+        fprintf(stderr, "shmem: PE %d: shmem_align(%zu, %zu): the alignment must be a power "
+                        "of two up to %zu\n",
+                shmem__st.me, alignment, size, (size_t)AOS_ALIGN_MAX);
+        return NULL; /* (the heap is not the reason) */
+    }
+    return checked("shmem_align", p, size);
 }
 
 void *shmem_realloc(void *ptr, size_t size)

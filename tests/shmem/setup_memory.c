@@ -58,6 +58,8 @@ int main(void)
         CHECK(b[i] == (long)(i * 3 + (size_t)me));
     void *al = shmem_align(4096, 100);
     CHECK(al != NULL && ((uintptr_t)al & 4095) == 0);
+    CHECK(shmem_align(3, 100) == NULL); /* not a power of two: NULL on every PE */
+    CHECK(shmem_align(0, 100) == NULL);
     int *h = shmem_malloc_with_hints(64 * sizeof(int), SHMEM_MALLOC_ATOMICS_REMOTE);
     CHECK(h != NULL);
 

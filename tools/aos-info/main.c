@@ -10,6 +10,7 @@
 #include "aos.h"
 #include "core/bootstrap.h"
 #include "core/runtime.h"
+#include "transport/transport.h"
 
 static void show_var(const char *name, const char *value, const char *def, const char *meaning,
                      void *arg)
@@ -145,7 +146,8 @@ int main(int argc, char **argv)
         return show_launch();
     int rc_only = argc > 1 && strcmp(argv[1], "--check-config") == 0;
     printf("aos %s\n", aos_version_string());
-    printf("build: transports shm; C11; %s\n",
+    printf("build: transports %s and %s; C11; %s\n", aos__transport_shm.name,
+           aos__transport_net.name,
 #if defined(__SANITIZE_ADDRESS__)
            "AddressSanitizer"
 #elif defined(__SANITIZE_THREAD__)
