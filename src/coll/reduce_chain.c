@@ -125,7 +125,6 @@ static int put_results(const aos_team_t *t, const char *dest, uint64_t dest_off,
     int attached = 0, rc = AOS_OK;
     for (int n = 0; rc == AOS_OK && n < t->nnodes - 1; n++)
         rc = put_result(t, t->leader[n], dest, dest_off, bytes, v, &own, &attached);
-    rc = settle_attached(&own, attached, rc);
     return settle_attached(&own, attached, rc);
 }
 
