@@ -167,7 +167,11 @@ int aos_seg_ptr(const aos_seg_t *seg, size_t offset, void **ptr);
  * aos/coll.h); the result has the same offset in every PE's symmetric heap.
  * The heap is a sparse reservation of AOS_HEAP_SIZE bytes; only touched
  * pages cost memory.
- * On failure they return NULL on every PE. Memory from aos_malloc is not
+ * On failure they return NULL on every PE and set errno: ENOMEM when the
+ * heap cannot fit the block, EINVAL when arguments are refused (on any PE:
+ * see aos_free) or the call is not allowed here (before aos_init, inside an
+ * RPC handler), EIO when a PE died. size 0 gives NULL, which is no
+ * failure (errno means nothing then). Memory from aos_malloc is not
  * initialised; aos_calloc zero-fills. aos_align's address itself is a
  * multiple of alignment (a power of two up to AOS_ALIGN_MAX; larger ones
  * give NULL) on every PE. */
@@ -176,7 +180,13 @@ void *aos_malloc(size_t size);
 void *aos_calloc(size_t count, size_t size);
 void *aos_align(size_t alignment, size_t size);
 void *aos_realloc(void *ptr, size_t size);
-void aos_free(void *ptr);
+/* Collective too; 0, also for NULL. A pointer that is not a live block of
+ * the heap (never allocated, or freed already) on any PE frees nothing on
+ * every PE, so that the heaps stay the same: that PE gets AOS_ERR_INVALID
+ * and a line on stderr saying so, the others AOS_ERR_INVALID and a line
+ * naming it. aos_realloc refuses such a pointer the same way (NULL, EINVAL
+ * on every PE, its block left where it was). */
+int aos_free(void *ptr);
 
 /* Symmetric addresses are aos_malloc'd memory and the program's global and
  * static variables. *remote = the address `addr` names on `pe`, as a pointer

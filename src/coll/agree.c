@@ -8,7 +8,11 @@
  * every member sees every record: all reach the same verdict and either all
  * run the collective or all fail. A member whose own argument checks failed
  * takes part too (its record says so), so the others fail with it instead
- * of waiting for it. */
+ * of waiting for it.
+ *
+ * The symmetric heap's calls run the same exchange with AOS_CHECK off too
+ * (aos__coll_agree_status), comparing only the statuses: a block one PE
+ * alone refused to free or move would leave the heaps different. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -82,12 +86,11 @@ static void report_mismatch(const aos_team_t *team, int kind, int r, const struc
     }
 }
 
-int aos__coll_agree(aos_team_t *team, int kind, int status, const uint64_t *args)
+/* The exchange and verdict; the arguments are compared when compare_args. */
+static int agree(aos_team_t *team, int kind, int status, const uint64_t *args, int compare_args)
 {
-    if (!aos__rt.cfg.check)
-        return status;
     struct record mine = {.kind = kind, .status = status};
-    for (int i = 0; i < AOS__AGREE_ARGS && kinds[kind].args[i] != NULL; i++)
+    for (int i = 0; compare_args && i < AOS__AGREE_ARGS && kinds[kind].args[i] != NULL; i++)
         mine.args[i] = args[i];
     const struct aos__xchg_entry *all;
     int rc = aos__team_exchange(team, &mine, sizeof mine, &all);
@@ -114,11 +117,22 @@ int aos__coll_agree(aos_team_t *team, int kind, int status, const uint64_t *args
         memcpy(&rec, all[r].data, sizeof rec);
         if (rec.status != AOS_OK) {
             fprintf(stderr,
-                    "aos: PE %d: %s: PE %d refused its arguments (%s) (AOS_CHECK=1); "
+                    "aos: PE %d: %s: PE %d refused its arguments (%s)%s; "
                     "failing with AOS_ERR_INVALID\n",
-                    aos__rt.me, kinds[kind].name, team->pes[r], aos_strerror(rec.status));
+                    aos__rt.me, kinds[kind].name, team->pes[r], aos_strerror(rec.status),
+                    compare_args ? " (AOS_CHECK=1)" : "");
             return AOS_ERR_INVALID;
         }
     }
     return AOS_OK;
+}
+
+int aos__coll_agree(aos_team_t *team, int kind, int status, const uint64_t *args)
+{
+    return aos__rt.cfg.check ? agree(team, kind, status, args, 1) : status;
+}
+
+int aos__coll_agree_status(aos_team_t *team, int kind, int status, const uint64_t *args)
+{
+    return agree(team, kind, status, args, aos__rt.cfg.check);
 }

@@ -212,6 +212,12 @@ enum {
  * member's status is not AOS_OK: its own status, else AOS_ERR_INVALID,
  * with a line on stderr naming the collective, the PE and the argument. */
 int aos__coll_agree(aos_team_t *team, int kind, int status, const uint64_t *args);
+/* The same exchange whether AOS_CHECK is on or not, for calls whose
+ * failure on one member alone would leave the members' state differing
+ * (the symmetric heap's): when any member's status is not 0, every member
+ * fails (its own status, else AOS_ERR_INVALID). On return every member has
+ * entered the call. */
+int aos__coll_agree_status(aos_team_t *team, int kind, int status, const uint64_t *args);
 
 /* *off = the arena offset of symmetric [addr, addr + len); len 0 passes
  * (with *off 0). AOS_ERR_NOT_SYMMETRIC / AOS_ERR_BOUNDS otherwise. */

@@ -2,8 +2,11 @@
  *
  * Allocation is collective: every PE runs the same deterministic allocator
  * over its own heap region with the same calls, so offsets agree. Each call
- * ends (malloc family) or starts (free) with a barrier, so no PE writes into
- * a block another PE has not allocated yet or has already released. */
+ * ends (malloc family) or starts (free, realloc) with a barrier or an
+ * exchange, so no PE writes into a block another PE has not allocated yet
+ * or has already released. A free or realloc one PE refuses is refused by
+ * all, so the heaps never differ. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -116,15 +119,12 @@ static void *heap_alloc(size_t align, size_t size)
     return aos__rt.my_base + off;
 }
 
+/* Frees a block heap_owns() accepted. */
 static void heap_release(void *ptr)
 {
     uint64_t off = (uint64_t)((char *)ptr - aos__rt.my_base);
     uint64_t len = aos__range_length(&aos__rt.heap, off);
-    if (len == 0 || aos__range_free(&aos__rt.heap, off) != AOS_OK) {
-        fprintf(stderr, "aos: PE %d: aos_free(%p): not a block from aos_malloc\n", aos__rt.me,
-                ptr);
-        return;
-    }
+    (void)aos__range_free(&aos__rt.heap, off);
     /* Give large blocks' pages back to the system; the next user of the
      * range starts from zero-filled pages. */
     uintptr_t page = aos__rt.page_size;
@@ -157,19 +157,52 @@ static int agree(int kind, int status, uint64_t a, uint64_t b)
     return aos__coll_agree(world, kind, status, (const uint64_t[]){a, b});
 }
 
+/* The start of a free or realloc of ptr: my writes are complete, every PE
+ * has entered, and all go on only when every PE's block is a live one (the
+ * others fail too, so the heaps stay the same). */
+static int settle_block(int kind, void *ptr, uint64_t arg)
+{
+    int rc = ptr == NULL || heap_owns(ptr) ? AOS_OK : AOS_ERR_INVALID;
+    int quiet = aos__quiet_all();
+    if (rc == AOS_OK)
+        rc = quiet;
+    return aos__coll_agree_status(aos_team_world(), kind, rc,
+                                  (const uint64_t[]){block_of(ptr), arg});
+}
+
+/* NULL with errno: the allocation calls' failure. */
+static void *fail(int err)
+{
+    errno = err;
+    return NULL;
+}
+
+/* errno for a refused call (status rc). */
+static int errno_of(int rc)
+{
+    return rc == AOS_ERR_PE_DIED || rc == AOS_ERR_NETWORK ? EIO : EINVAL;
+}
+
+/* The closing barrier of an allocation: p, or NULL when it failed. */
+static void *published(void *p, size_t size)
+{
+    int rc = aos_barrier_all();
+    if (rc != AOS_OK)
+        return fail(errno_of(rc));
+    return p != NULL || size == 0 ? p : fail(ENOMEM);
+}
+
 void *aos_align(size_t alignment, size_t size)
 {
     /* Inside an RPC handler the closing barrier could wait on PEs that wait
      * on this handler (core/wait.h): refused before anything is taken. */
     if (!aos__rt.initialized || aos__in_rpc_handler())
-        return NULL;
+        return fail(EINVAL);
     int valid = alignment != 0 && (alignment & (alignment - 1)) == 0 && alignment <= AOS_ALIGN_MAX;
-    if (agree(AOS__AGREE_ALIGN, valid ? AOS_OK : AOS_ERR_ALIGN, size, alignment) != AOS_OK)
-        return NULL;
-    void *p = heap_alloc(alignment < 16 ? 16 : alignment, size);
-    if (aos_barrier_all() != AOS_OK)
-        return NULL;
-    return p;
+    int rc = agree(AOS__AGREE_ALIGN, valid ? AOS_OK : AOS_ERR_ALIGN, size, alignment);
+    if (rc != AOS_OK)
+        return fail(errno_of(rc));
+    return published(heap_alloc(alignment < 16 ? 16 : alignment, size), size);
 }
 
 void *aos_malloc(size_t size)
@@ -181,64 +214,67 @@ void *aos_calloc(size_t count, size_t size)
 {
     size_t total;
     if (!aos__rt.initialized || aos__in_rpc_handler())
-        return NULL;
+        return fail(EINVAL);
     int overflow = __builtin_mul_overflow(count, size, &total);
-    if (agree(AOS__AGREE_CALLOC, overflow ? AOS_ERR_SIZE : AOS_OK, overflow ? UINT64_MAX : total,
-              0) != AOS_OK)
-        return NULL;
+    int rc = agree(AOS__AGREE_CALLOC, overflow ? AOS_ERR_SIZE : AOS_OK,
+                   overflow ? UINT64_MAX : total, 0);
+    if (rc != AOS_OK)
+        return fail(errno_of(rc));
     void *p = heap_alloc(64, total);
     if (p != NULL)
         memset(p, 0, total);
     /* The barrier comes after the memset: no peer's put can be overwritten. */
-    if (aos_barrier_all() != AOS_OK)
-        return NULL;
-    return p;
+    return published(p, total);
 }
 
-void aos_free(void *ptr)
+/* Says why `fn` refuses ptr: it is not a live block of the heap. */
+static void not_a_block(const char *fn, const void *ptr)
+{
+    fprintf(stderr, "aos: PE %d: %s(%p): not a live block of the symmetric heap (never "
+                    "allocated, or freed already)\n",
+            aos__rt.me, fn, ptr);
+}
+
+int aos_free(void *ptr)
 {
     if (!aos__rt.initialized)
-        return;
-    if (aos__in_rpc_handler()) { /* its barrier could deadlock (core/wait.h) */
+        return AOS_ERR_NOT_INITIALIZED;
+    if (aos__in_rpc_handler()) { /* its exchange could deadlock (core/wait.h) */
         fprintf(stderr, "aos: PE %d: aos_free(%p) inside an RPC handler: not freed\n",
                 aos__rt.me, ptr);
-        return;
+        return AOS_ERR_INVALID;
     }
-    if (agree(AOS__AGREE_FREE, AOS_OK, block_of(ptr), 0) != AOS_OK)
-        return; /* not freed anywhere */
+    if (ptr != NULL && !heap_owns(ptr))
+        not_a_block("aos_free", ptr);
     /* Everyone has finished with the block before anyone reuses it. */
-    if (aos_barrier_all() != AOS_OK)
-        return;
-    if (ptr != NULL)
+    int rc = settle_block(AOS__AGREE_FREE, ptr, 0);
+    if (rc == AOS_OK && ptr != NULL)
         heap_release(ptr);
+    return rc;
 }
 
 void *aos_realloc(void *ptr, size_t size)
 {
     if (!aos__rt.initialized || aos__in_rpc_handler()) /* as aos_align */
-        return NULL;
-    int owned = ptr == NULL || heap_owns(ptr);
-    if (agree(AOS__AGREE_REALLOC, owned ? AOS_OK : AOS_ERR_INVALID, block_of(ptr), size) != AOS_OK)
-        return NULL;
+        return fail(EINVAL);
+    if (ptr != NULL && !heap_owns(ptr))
+        not_a_block("aos_realloc", ptr);
+    /* Everyone stops writing the old block before its contents move. */
+    int rc = settle_block(AOS__AGREE_REALLOC, ptr, size);
+    if (rc != AOS_OK)
+        return fail(errno_of(rc));
     if (ptr == NULL)
         return aos_malloc(size);
-    if (!owned)
-        return NULL;
     if (size == 0) {
-        aos_free(ptr);
+        (void)aos_free(ptr); /* a live block: it cannot refuse it */
         return NULL;
     }
     uint64_t off = (uint64_t)((char *)ptr - aos__rt.my_base);
     size_t old = (size_t)aos__range_length(&aos__rt.heap, off);
-    /* Everyone stops writing the old block before its contents move. */
-    if (aos_barrier_all() != AOS_OK)
-        return NULL;
     void *n = heap_alloc(16, size);
     if (n != NULL) {
         memcpy(n, ptr, old < size ? old : size);
         heap_release(ptr);
     }
-    if (aos_barrier_all() != AOS_OK)
-        return NULL;
-    return n;
+    return published(n, size);
 }

@@ -1,14 +1,16 @@
 /* Symmetric heap: aos's, whose size SHMEM_SYMMETRIC_SIZE sets. Allocation
  * is collective; aos returns NULL on every PE when one cannot allocate. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "shmem/shmem_internal.h"
 
-/* Completes outstanding operations and says why an allocation failed. */
+/* Says why an allocation failed when the heap's size is the reason (aos
+ * says what is wrong itself when the arguments are). */
 static void *checked(const char *fn, void *p, size_t size)
 {
-    if (p == NULL && size != 0 && shmem__st.initialized) {
+    if (p == NULL && size != 0 && errno == ENOMEM && shmem__st.initialized) {
         const char *env = getenv("SHMEM_SYMMETRIC_SIZE");
         fprintf(stderr, "shmem: PE %d: %s(%zu bytes) failed: the symmetric heap is "
                         "exhausted (SHMEM_SYMMETRIC_SIZE=%s); set SHMEM_SYMMETRIC_SIZE "
@@ -20,8 +22,8 @@ static void *checked(const char *fn, void *p, size_t size)
 }
 
 /* The specification wants a barrier around each allocation (the object is
- * usable everywhere on return): aos's allocation routines end, and
- * aos_free starts, with one. */
+ * usable everywhere on return): aos's allocation routines end with one,
+ * and aos_free and aos_realloc start with an exchange every PE enters. */
 void *shmem_malloc(size_t size)
 {
     if (!shmem__st.initialized)
@@ -41,8 +43,11 @@ void *shmem_calloc(size_t count, size_t size)
     if (!shmem__st.initialized)
         return NULL;
     shmem__quiet("shmem_calloc");
-    return checked("shmem_calloc", aos_calloc(count, size),
-                   count != 0 && size > SIZE_MAX / count ? SIZE_MAX : count * size);
+    if (count != 0 && size > SIZE_MAX / count)
+        fprintf(stderr, "shmem: PE %d: shmem_calloc(%zu, %zu): count * size does not fit a "
+                        "size_t\n",
+                shmem__st.me, count, size);
+    return checked("shmem_calloc", aos_calloc(count, size), count * size);
 }
 
 void *shmem_align(size_t alignment, size_t size)
@@ -74,7 +79,9 @@ void shmem_free(void *ptr)
     if (!shmem__st.initialized)
         return;
     shmem__quiet("shmem_free");
-    aos_free(ptr);
+    /* A pointer that is not a live heap block (a double free) ends the job,
+     * as errors in routines without a status do. */
+    SHMEM__TRY("shmem_free", aos_free(ptr));
 }
 
 void *shmalloc(size_t size)

@@ -23,6 +23,14 @@ int main(int argc, char **argv)
         CHECK(p == NULL);                        /* NULL, with the message */
         shmem_finalize();
         return 0;
+    } else if (strcmp(what, "double_free") == 0) {
+        long *h = shmem_malloc(16);
+        shmem_free(h);
+        shmem_free(h); /* ends the job */
+    } else if (strcmp(what, "realloc_static") == 0) {
+        CHECK(shmem_realloc(&global, 64) == NULL); /* NULL, saying why */
+        shmem_finalize();
+        return 0;
     } else if (strcmp(what, "global_exit") == 0) {
         if (me == npes - 1)
             shmem_global_exit(7); /* the others wait in the barrier */
