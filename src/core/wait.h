@@ -62,16 +62,22 @@ extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__in_prog
  * thread that does not serve (the program's, when a progress thread serves)
  * does not spin on its peer thread's account. */
 extern _Thread_local __attribute__((tls_model("initial-exec"))) uint64_t aos__handlers_run_here;
-/* How deep in RPC handlers this thread is (rpc/serve.c). Calls that need
- * every PE to take part (barriers, collectives, aos_malloc/aos_free,
- * aos_finalize) refuse to run inside a handler: the peers they wait for may
- * be waiting on this handler's reply, or nowhere near the same call. */
+/* How many RPC handlers are on this thread's stack (rpc/serve.c): those of
+ * one chain of nested calls, and those of other callers it served while
+ * waiting inside them. Calls that need every PE to take part (barriers,
+ * collectives, aos_malloc/aos_free, aos_finalize) refuse to run inside a
+ * handler: the peers they wait for may be waiting on this handler's reply,
+ * or nowhere near the same call. */
 extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__rpc_depth;
-/* Nested handler runs stop here (AOS_RPC_MAX_DEPTH, aos.h): deep enough for
- * rpc chains through a few PEs, shallow enough for the stack. A call from a
- * handler at this depth is refused, since this thread could not serve what
- * it waits for. */
-#define AOS__RPC_MAX_DEPTH AOS_RPC_MAX_DEPTH
+/* The chain depth of the handler running innermost on this thread: 1 for a
+ * call made outside handlers, one more for each call from a handler. A
+ * handler at AOS_RPC_MAX_DEPTH (aos.h) may not call further. */
+extern _Thread_local __attribute__((tls_model("initial-exec"))) uint32_t aos__rpc_chain;
+/* The most handlers on one thread's stack: chains that run at once add up
+ * on the threads that serve them, so this leaves room for several chains at
+ * the limit. A thread this deep serves no more, and a handler this deep
+ * may not call (the call could need this thread to serve). */
+#define AOS__RPC_STACK_MAX (4 * AOS_RPC_MAX_DEPTH)
 
 static inline int aos__in_rpc_handler(void)
 {

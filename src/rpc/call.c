@@ -40,10 +40,11 @@ static int check_call(int pe, aos_rpc_id_t id, const void *args, size_t args_len
 {
     AOS__CHECK_INIT();
     AOS__CHECK_PE(pe);
-    /* A handler this deep no longer serves (aos__rpc_serve), so a call it
-     * waited for could need this very thread: refuse every form of call, the
+    /* A chain of calls stops at its limit. A thread with that many handlers
+     * on its stack no longer serves (aos__rpc_serve), so a call it waited
+     * for could need this very thread: refuse every form of call, the
      * fallback's run here included, rather than deadlock or grow the stack. */
-    if (aos__rpc_depth >= AOS__RPC_MAX_DEPTH)
+    if (aos__rpc_chain >= AOS_RPC_MAX_DEPTH || aos__rpc_depth >= AOS__RPC_STACK_MAX)
         return AOS_ERR_INVALID;
     /* Acquire: pairs with aos_rpc_register's release (maybe on another thread). */
     if (id >= aos__load_acquire(&R.area->count))
@@ -104,7 +105,8 @@ static struct aos__rpc_request request_for(int i, aos_rpc_id_t id, size_t args_l
                                      .seq = c->seq,
                                      .record = (uint32_t)i,
                                      .args_len = (uint32_t)args_len,
-                                     .reply_cap = c->posted ? 0 : (uint32_t)c->reply_cap};
+                                     .reply_cap = c->posted ? 0 : (uint32_t)c->reply_cap,
+                                     .chain = aos__rpc_chain + 1};
 }
 
 /* The request is in pe's queue: wake pe and count the call. */
@@ -264,7 +266,8 @@ static int run_at_caller(int pe, aos_rpc_id_t id, const void *args, size_t args_
                          void *reply, size_t reply_cap, size_t *reply_len, aos_event_t *ev)
 {
     aos_rpc_info_t info = {.caller = aos__rt.me, .home = pe, .at_caller = 1};
-    size_t n = aos__rpc_run_handler(id, &info, args, args_len, reply, reply_cap);
+    size_t n = aos__rpc_run_handler(id, aos__rpc_chain + 1, &info, args, args_len, reply,
+                                    reply_cap);
     if (reply_len != NULL)
         *reply_len = n;
     aos__rpc_lock_calls();

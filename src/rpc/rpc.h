@@ -60,7 +60,7 @@ struct aos__rpc_request {
     uint32_t record;
     uint32_t args_len;
     uint32_t reply_cap;
-    uint32_t pad;
+    uint32_t chain; /* this call's depth in its chain of calls: 1 outside handlers */
 };
 _Static_assert(sizeof(struct aos__rpc_request) == 40, "an RPC request is 40 bytes");
 
@@ -144,9 +144,10 @@ void aos__rpc_lock_calls(void);
 void aos__rpc_unlock_calls(void);
 /* pe's RPC area, attached on first use. */
 int aos__rpc_peer_area(int pe, struct aos__rpc_area **out);
-/* Runs handler id (nesting depth counted per thread); returns the reply
- * length, at most reply_cap. */
-size_t aos__rpc_run_handler(aos_rpc_id_t id, const aos_rpc_info_t *info, const void *args,
-                            size_t args_len, void *reply, size_t reply_cap);
+/* Runs handler id for a call at depth `chain` of its chain (its calls are
+ * at chain + 1; the handlers on this thread's stack are counted apart);
+ * returns the reply length, at most reply_cap. */
+size_t aos__rpc_run_handler(aos_rpc_id_t id, uint32_t chain, const aos_rpc_info_t *info,
+                            const void *args, size_t args_len, void *reply, size_t reply_cap);
 
 #endif

@@ -15,8 +15,10 @@
 struct aos__rpc_state aos__rpc;
 #define R aos__rpc
 
-/* Per thread: how deep in handlers this thread is (core/wait.h). */
+/* Per thread: how many handlers are on this thread's stack, and the chain
+ * depth of the innermost (core/wait.h). */
 _Thread_local __attribute__((tls_model("initial-exec"))) int aos__rpc_depth;
+_Thread_local __attribute__((tls_model("initial-exec"))) uint32_t aos__rpc_chain;
 
 static uint64_t name_hash(const char *name, unsigned flags)
 {
@@ -180,12 +182,15 @@ int aos__rpc_peer_area(int pe, struct aos__rpc_area **out)
     return AOS_OK;
 }
 
-size_t aos__rpc_run_handler(aos_rpc_id_t id, const aos_rpc_info_t *info, const void *args,
-                            size_t args_len, void *reply, size_t reply_cap)
+size_t aos__rpc_run_handler(aos_rpc_id_t id, uint32_t chain, const aos_rpc_info_t *info,
+                            const void *args, size_t args_len, void *reply, size_t reply_cap)
 {
+    uint32_t outer = aos__rpc_chain;
+    aos__rpc_chain = chain;
     aos__rpc_depth++;
     size_t n = R.fn[id](info, args, args_len, reply, reply_cap);
     aos__rpc_depth--;
+    aos__rpc_chain = outer;
     return n < reply_cap ? n : reply_cap;
 }
 
@@ -197,7 +202,8 @@ int32_t aos__rpc_run_request(const struct aos__rpc_request *q, const void *args,
     if (q->id >= aos__load_acquire(&R.area->count) || R.area->hash[q->id] != q->hash)
         return AOS_ERR_RPC_MISMATCH;
     aos_rpc_info_t info = {.caller = (int)q->caller, .home = aos__rt.me, .at_caller = 0};
-    *len = (uint32_t)aos__rpc_run_handler(q->id, &info, args, q->args_len, reply, q->reply_cap);
+    *len = (uint32_t)aos__rpc_run_handler(q->id, q->chain, &info, args, q->args_len, reply,
+                                          q->reply_cap);
     /* Relaxed: a count; readers only need a recent value. */
     aos__fetch_add_relaxed(&R.stats.served, 1);
     aos__handlers_run_here++;
@@ -235,7 +241,7 @@ void aos__rpc_serve(void)
      * the queue to it, and its own nested waits serve on the same thread.
      * Without, every waiting thread may serve; the queue's consumer lock
      * hands each request to one of them. */
-    if (aos__rpc_depth >= AOS__RPC_MAX_DEPTH || (R.threaded && !aos__in_progress_thread))
+    if (aos__rpc_depth >= AOS__RPC_STACK_MAX || (R.threaded && !aos__in_progress_thread))
         return;
     struct aos__rpc_request q;
     while (aos_try_dequeue(R.queue, &q) == AOS_OK) /* it moves the hint on */

@@ -2,15 +2,18 @@
  * a chain of nested blocking calls around the ring deeper than the handler
  * depth limit gets AOS_ERR_INVALID at the limit, and a handler that calls a
  * barrier, a collective, aos_malloc/aos_free or aos_finalize is refused
- * while the PE that called it waits outside any collective. An alarm turns
- * a deadlock into a failure. */
+ * while the PE that called it waits outside any collective. Chains within
+ * the limit that run at once, from several threads of every PE, all
+ * complete, though they stack up on the threads that serve them. An alarm
+ * turns a deadlock into a failure. */
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../common/check.h"
+#include "../common/threads.h"
 
-static aos_rpc_id_t id_bounce, id_inside;
+static aos_rpc_id_t id_bounce, id_inside, id_star;
 
 struct hop {
     int32_t remaining; /* hops still to make */
@@ -44,6 +47,51 @@ static size_t bounce(const aos_rpc_info_t *info, const void *args, size_t len, v
     }
     memcpy(reply, &out, sizeof out);
     return sizeof out;
+}
+
+/* As bounce, but back to whoever called. */
+static size_t star(const aos_rpc_info_t *info, const void *args, size_t len, void *reply,
+                   size_t cap)
+{
+    struct hop h;
+    CHECK(len == sizeof h && cap >= sizeof(struct outcome));
+    memcpy(&h, args, sizeof h);
+    struct outcome out = {.rc = AOS_OK, .hop = h.hop};
+    if (h.remaining > 0) {
+        struct hop next = {.remaining = h.remaining - 1, .hop = h.hop + 1};
+        size_t got = 0;
+        /* Atomic: main's store of the id reaches a progress thread only
+         * through other PEs (as heap_block below). */
+        aos_rpc_id_t id = __atomic_load_n(&id_star, __ATOMIC_ACQUIRE); /* pairs with main's */
+        int rc = aos_rpc(info->caller, id, &next, sizeof next, &out, sizeof out, &got, NULL);
+        if (rc != AOS_OK)
+            out = (struct outcome){.rc = rc, .hop = h.hop};
+        else
+            CHECK(got == sizeof out);
+    }
+    memcpy(reply, &out, sizeof out);
+    return sizeof out;
+}
+
+#define STAR_HOPS 8
+#define STAR_THREADS 3
+#define STAR_CHAINS 5
+
+/* Chains of STAR_HOPS calls between this PE and PE 0, one after another. */
+static void *star_chains(void *arg)
+{
+    (void)arg;
+    for (int c = 0; c < STAR_CHAINS; c++) {
+        struct hop h = {.remaining = STAR_HOPS - 1, .hop = 1};
+        struct outcome out = {-1, -1};
+        size_t got = 0;
+        CHECK_OK(aos_rpc(0, __atomic_load_n(&id_star, __ATOMIC_ACQUIRE), &h, sizeof h, &out,
+                         sizeof out, &got, NULL));
+        CHECK(got == sizeof out);
+        CHECK_RC(out.rc, AOS_OK);
+        CHECK(out.hop == STAR_HOPS);
+    }
+    return NULL;
 }
 
 static int64_t src[4], dst[4 * 64]; /* symmetric: collective buffers */
@@ -95,6 +143,9 @@ int main(void)
     int me = aos_my_pe(), n = aos_n_pes();
     CHECK_OK(aos_rpc_register("bounce", bounce, 0, &id_bounce));
     CHECK_OK(aos_rpc_register("inside", inside, 0, &id_inside));
+    aos_rpc_id_t id;
+    CHECK_OK(aos_rpc_register("star", star, 0, &id));
+    __atomic_store_n(&id_star, id, __ATOMIC_RELEASE); /* pairs with star's */
     void *block = aos_malloc(64);
     CHECK(block != NULL);
     __atomic_store_n(&heap_block, block, __ATOMIC_RELEASE); /* pairs with inside's */
@@ -110,8 +161,8 @@ int main(void)
     }
     CHECK_OK(aos_barrier_all());
 
-    /* Hop h runs on PE h mod n at handler depth ceil(h / n) there: the
-     * handler of hop 15n + 1 (on PE 1, depth 16) is the first refused. */
+    /* Hop h's handler is at depth h of the chain, whichever PE runs it:
+     * that of hop 16 is the first refused. */
     if (me == 0) {
         struct hop h = {.remaining = 20 * n, .hop = 1};
         struct outcome out = {-1, -1};
@@ -119,8 +170,16 @@ int main(void)
         CHECK_OK(aos_rpc(1 % n, id_bounce, &h, sizeof h, &out, sizeof out, &got, NULL));
         CHECK(got == sizeof out);
         CHECK_RC(out.rc, AOS_ERR_INVALID);
-        CHECK(out.hop == 15 * n + 1);
+        CHECK(out.hop == AOS_RPC_MAX_DEPTH);
     }
+    CHECK_OK(aos_barrier_all());
+
+    /* Chains from STAR_THREADS threads of every other PE at once: PE 0's
+     * serving thread runs the handlers of up to STAR_THREADS * (n - 1)
+     * chains on its stack at a time, STAR_HOPS / 2 each, more than
+     * AOS_RPC_MAX_DEPTH, yet each chain is within it. */
+    if (me != 0)
+        test_run_threads(STAR_THREADS, star_chains);
     CHECK_OK(aos_barrier_all());
 
     /* Collectives inside a handler: PE 0 waits in aos_rpc, not in the
