@@ -34,6 +34,7 @@ static void *loop(void *arg)
 {
     (void)arg;
     aos__in_progress_thread = 1;
+    (void)pthread_setname_np(pthread_self(), "aos-progress"); /* for top -H, gdb */
     int rc = aos__transport_shm.thread_start();
     if (rc == AOS_OK && aos__rt.net != NULL && (rc = aos__rt.net->thread_start()) != AOS_OK)
         aos__transport_shm.thread_stop();

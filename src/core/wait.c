@@ -8,6 +8,7 @@
 #include "core/runtime.h"
 
 _Thread_local __attribute__((tls_model("initial-exec"))) uint64_t aos__handlers_run_here;
+_Thread_local __attribute__((tls_model("initial-exec"))) int aos__wait_sleeping;
 
 /* Polls ready() after driving progress (deferred wakes, pending requests). */
 static inline int poll_ready(aos__ready_fn ready, const void *ctx)
@@ -133,8 +134,8 @@ static int spin_then_yield(aos__ready_fn ready, const void *ctx, uint64_t deadli
     return KEEP_WAITING;
 }
 
-int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
-                   uint64_t timeout_ns, struct aos__watch watch)
+static int wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
+                     uint64_t timeout_ns, struct aos__watch watch)
 {
     /* Progress first: the PE we wait for may be waiting on our deferred wakes. */
     if (poll_ready(ready, ctx))
@@ -151,9 +152,22 @@ int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
         /* A network transport's progress thread, standing aside while this
          * thread drove progress, serves while it sleeps. */
         aos__sleep_begin();
+        aos__wait_sleeping = 1;
         rc = sleep_until(bell, ready, ctx, deadline, watch);
+        aos__wait_sleeping = 0;
         aos__sleep_end();
     } while (rc == SERVED);
+    return rc;
+}
+
+int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
+                   uint64_t timeout_ns, struct aos__watch watch)
+{
+    /* A wait inside a handler that a sleeping wait's poll ran is awake. */
+    int outer_sleeping = aos__wait_sleeping;
+    aos__wait_sleeping = 0;
+    int rc = wait_bell(bell, ready, ctx, timeout_ns, watch);
+    aos__wait_sleeping = outer_sleeping;
     return rc;
 }
 

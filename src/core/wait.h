@@ -56,6 +56,12 @@ extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__events_
 /* 1 on the progress thread, whose progress only serves RPCs: everything
  * else belongs to the program's threads. */
 extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__in_progress_thread;
+/* 1 while this thread is in the sleeping part of a wait (its polls between
+ * futex sleeps). The progress thread, asleep until a request comes, leaves
+ * the network to the program's threads and the transport's own thread
+ * then (transports.c): when it wakes to look, it takes no turns at the
+ * engine with a program thread that drives it. */
+extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__wait_sleeping;
 /* Work this thread did for other PEs: RPC handlers it served, network
  * operations and messages its progress applied. A waiter that did some
  * starts spinning afresh, its callers being active. Per thread, so that a

@@ -29,8 +29,9 @@
  *
  * Waking: a waiter sleeps on its own bell (core/wait.c). Every write a
  * transport makes into a peer's arena that may end a wait (signal_store,
- * amo, a blocking put; puts with events at the latest by the next fence,
- * quiet or progress) must wake that peer's sleepers watching the range.
+ * amo, a blocking put; puts with events at the latest by the issuing
+ * thread's next fence, quiet, wait or progress) must wake that peer's
+ * sleepers watching the range.
  *
  * Progress: every operation completes without the target calling aos. A
  * network transport whose engine needs the target's CPU runs its own thread

@@ -134,6 +134,7 @@ static void *loop(void *arg)
 {
     (void)arg;
     on_thread = 1;
+    (void)pthread_setname_np(pthread_self(), "aos-ucx"); /* for top -H, gdb */
     uint32_t seen = aos__load_relaxed(&T.driven);
     uint64_t park_ns = PARK_MIN_NS;
     /* Acquire: pairs with the release in aos__ucx_thread_stop. */
