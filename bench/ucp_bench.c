@@ -16,7 +16,11 @@
  *   notify_pingpong   the ping-pong at 8 bytes (a notified put in UCP)
  *   rpc_null_rtt      a message to the peer and one back
  *   fetch_add, cas      atomics with a reply; post_add_rate  posted adds
- * Prints CSV like aos-bench. usage: ucp-bench [quick]
+ * Prints CSV like aos-bench. usage: ucp-bench [coll] [quick]
+ * With coll, only what bench/coll_compare times at 2 PEs, in its format
+ * (coll/coll_bench.h): a barrier, and an all-reduce of one 8-byte value
+ * (the value travels in the exchange's message), at the cost of one
+ * message each way: the floor for any library over UCP.
  * Across hosts, UCP_BENCH_TCP=listen:ADDR:PORT on one and
  * connect:ADDR:PORT on the other replace the fork and the socketpair with
  * a TCP connection (the first reports). */
@@ -32,6 +36,7 @@
 #include <unistd.h>
 
 #include "bench_common.h"
+#include "coll/coll_bench.h"
 
 #define CHECK_UCS(x)                                                                       \
     do {                                                                                   \
@@ -102,6 +107,19 @@ static ucs_status_t on_rt(void *arg, const void *header, size_t hlen, void *data
     return UCS_OK;
 }
 
+/* The all-reduce's values (id 3), each in its message's header. */
+static volatile uint64_t val_arrived, val_in;
+
+static ucs_status_t on_val(void *arg, const void *header, size_t hlen, void *data, size_t len,
+                           const ucp_am_recv_param_t *param)
+{
+    (void)arg, (void)data, (void)len, (void)param;
+    if (hlen == sizeof(uint64_t))
+        memcpy((void *)&val_in, header, sizeof(uint64_t));
+    val_arrived++;
+    return UCS_OK;
+}
+
 static void send_am(unsigned id)
 {
     ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
@@ -117,6 +135,37 @@ static void barrier(void)
     done++;
     while (am_arrived < done)
         ucp_worker_progress(worker);
+}
+
+/* The 2-PE all-reduce of one 64-bit sum: my value to the peer, its to me. */
+static void allreduce8(int64_t *sum, const int64_t *mine, size_t count)
+{
+    (void)count;
+    static uint64_t done;
+    uint64_t v = (uint64_t)mine[0];
+    ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                             .flags = UCP_AM_SEND_FLAG_EAGER};
+    wait_req(ucp_am_send_nbx(ep, 3, &v, sizeof v, NULL, 0, &p));
+    done++;
+    while (val_arrived < done)
+        ucp_worker_progress(worker);
+    sum[0] = (int64_t)(v + val_in);
+}
+
+/* coll mode (see the top). */
+static void coll_floor(int quick)
+{
+    struct coll_ops ops = {.barrier = barrier, .allreduce = allreduce8, .me = me, .npes = 2};
+    double t;
+    COLL_TIME(&ops, quick ? 2000 : 50000, t, barrier());
+    coll_report(&ops, "barrier", 0, t);
+    int64_t in = me + 1, out = 0;
+    COLL_TIME(&ops, coll_iters(8, quick), t, allreduce8(&out, &in, 1));
+    if (out != 3) {
+        fprintf(stderr, "ucp-bench: all-reduce gave %lld, not 3\n", (long long)out);
+        exit(1);
+    }
+    coll_report(&ops, "allreduce", 8, t);
 }
 
 /* aos-bench's null RPC round trip in UCP: a message there and one back,
@@ -318,8 +367,32 @@ static int tcp_peer(const char *spec)
     return s;
 }
 
+/* Every metric (see the top). */
+static void all_metrics(double scale)
+{
+    struct bench_target target = {.me = me, .pingpong = pingpong, .timed = timed};
+    bench_run_all(&target, scale);
+    bench_pingpong_sweep(&target, "pingpong_fence", scale);
+    /* A notified put in UCP is the ping-pong's put, flag put and flush. */
+    double v[TRIALS];
+    long n = (long)(20000 * scale) + 10;
+    for (int k = 0; k < TRIALS; k++)
+        v[k] = pingpong(8, n);
+    if (me == 0)
+        bench_report("notify_pingpong", 8, bench_median(v, TRIALS) * 1e6, "us");
+    for (int k = 0; k < TRIALS; k++)
+        v[k] = am_round_trip(n);
+    if (me == 0)
+        bench_report("rpc_null_rtt", 0, bench_median(v, TRIALS) * 1e6, "us");
+}
+
 int main(int argc, char **argv)
 {
+    int coll = argc > 1 && strcmp(argv[1], "coll") == 0;
+    if (coll) {
+        argc--;
+        argv++;
+    }
     double scale = argc > 1 && strcmp(argv[1], "quick") == 0 ? 0.05 : 1.0;
     pid_t child = -1;
     int sock;
@@ -353,6 +426,9 @@ int main(int argc, char **argv)
     hp.id = 2;
     hp.cb = on_rt;
     CHECK_UCS(ucp_worker_set_am_recv_handler(worker, &hp));
+    hp.id = 3;
+    hp.cb = on_val;
+    CHECK_UCS(ucp_worker_set_am_recv_handler(worker, &hp));
     size_t win_len = BENCH_MAX_MSG + 4096;
     win = aligned_alloc(4096, win_len);
     src = aligned_alloc(4096, BENCH_MAX_MSG);
@@ -370,20 +446,10 @@ int main(int argc, char **argv)
     CHECK_UCS(ucp_mem_map(ctx, &mp, &mem));
     connect_peer(sock, mem);
 
-    struct bench_target target = {.me = me, .pingpong = pingpong, .timed = timed};
-    bench_run_all(&target, scale);
-    bench_pingpong_sweep(&target, "pingpong_fence", scale);
-    /* A notified put in UCP is the ping-pong's put, flag put and flush. */
-    double v[TRIALS];
-    long n = (long)(20000 * scale) + 10;
-    for (int k = 0; k < TRIALS; k++)
-        v[k] = pingpong(8, n);
-    if (me == 0)
-        bench_report("notify_pingpong", 8, bench_median(v, TRIALS) * 1e6, "us");
-    for (int k = 0; k < TRIALS; k++)
-        v[k] = am_round_trip(n);
-    if (me == 0)
-        bench_report("rpc_null_rtt", 0, bench_median(v, TRIALS) * 1e6, "us");
+    if (coll)
+        coll_floor(scale < 1.0);
+    else
+        all_metrics(scale);
 
     barrier();
     flush();
