@@ -111,9 +111,11 @@ int aos__quiet_all(void);
 int aos__fence_all(void);
 void aos__progress_transports(void);
 /* A thread goes to sleep in the kernel until a write wakes it, and wakes
- * (the transport contract's sleep_begin/sleep_end). */
-void aos__sleep_begin(void);
-void aos__sleep_end(void);
+ * (the transport contract's sleep_begin/sleep_end). sleep_begin says
+ * whether it told the transport (transports.c), which sleep_end is given
+ * back: sleeps nest (a wait in a handler a sleeping wait ran). */
+int aos__sleep_begin(void);
+void aos__sleep_end(int announced);
 int aos__expose(uint64_t off, uint64_t len);
 
 /* Prints "aos[pe]: message" to stderr when AOS_DEBUG=1. */

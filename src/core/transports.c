@@ -33,11 +33,10 @@ int aos__fence_all(void)
  * progress thread compares, so relaxed (a lost update between two threads
  * still changes it). */
 static uint32_t program_turns;
-/* On the progress thread: program_turns at its last look, whether they
- * changed since it last went to sleep, and whether its sleep now is
- * announced to the network transport. */
+/* On the progress thread: program_turns at its last look, and whether they
+ * changed since it last went to sleep. */
 static _Thread_local uint32_t turns_seen;
-static _Thread_local int program_drove, sleep_announced;
+static _Thread_local int program_drove;
 
 void aos__progress_transports(void)
 {
@@ -72,24 +71,24 @@ void aos__progress_transports(void)
  * thread, called in, would take turns at the engine with it. A program
  * that stops driving later is served once the transport's thread sees it
  * has stopped. */
-void aos__sleep_begin(void)
+int aos__sleep_begin(void)
 {
     if (aos__rt.net == NULL)
-        return;
+        return 0;
     if (aos__in_progress_thread) {
-        sleep_announced = !program_drove;
+        int drove = program_drove;
         program_drove = 0;
-        if (!sleep_announced)
-            return;
+        if (drove)
+            return 0;
     }
     aos__rt.net->sleep_begin();
+    return 1;
 }
 
-void aos__sleep_end(void)
+void aos__sleep_end(int announced)
 {
-    if (aos__rt.net == NULL || (aos__in_progress_thread && !sleep_announced))
-        return;
-    aos__rt.net->sleep_end();
+    if (announced)
+        aos__rt.net->sleep_end();
 }
 
 int aos__expose(uint64_t off, uint64_t len)

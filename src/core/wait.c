@@ -151,11 +151,11 @@ static int wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ct
             return rc;
         /* A network transport's progress thread, standing aside while this
          * thread drove progress, serves while it sleeps. */
-        aos__sleep_begin();
+        int announced = aos__sleep_begin();
         aos__wait_sleeping = 1;
         rc = sleep_until(bell, ready, ctx, deadline, watch);
         aos__wait_sleeping = 0;
-        aos__sleep_end();
+        aos__sleep_end(announced);
     } while (rc == SERVED);
     return rc;
 }
