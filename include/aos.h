@@ -428,12 +428,12 @@ typedef struct aos_rpc_info {
  * aos_finalize; aos_malloc, aos_calloc, aos_align and aos_realloc give
  * NULL; aos_free frees nothing (it says so on stderr). Handlers nest: a
  * chain of calls, each made by the handler of the one before, may be
- * AOS_RPC_MAX_DEPTH calls deep, whatever PEs and threads it passes and
- * whatever other chains run at once; the handler of the last gets
- * AOS_ERR_INVALID from aos_rpc and aos_rpc_post. A thread that waits
- * inside a handler serves other calls on its stack, up to 4 *
- * AOS_RPC_MAX_DEPTH handlers; that deep it serves no more, and a handler
- * there gets AOS_ERR_INVALID too (its call could need this thread). */
+ * AOS_RPC_MAX_DEPTH calls deep, whatever PEs and threads it passes; the
+ * handler of the last gets AOS_ERR_INVALID from aos_rpc and aos_rpc_post.
+ * A thread that waits inside a handler serves other calls on its stack, so
+ * chains that run at once add up there, up to 4 * AOS_RPC_MAX_DEPTH
+ * handlers; that deep it serves no more, and a handler there gets
+ * AOS_ERR_INVALID too (its call could need this thread). */
 #define AOS_RPC_MAX_DEPTH 16
 typedef size_t (*aos_rpc_handler_t)(const aos_rpc_info_t *info, const void *args,
                                     size_t args_len, void *reply, size_t reply_cap);
