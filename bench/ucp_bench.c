@@ -20,7 +20,7 @@
  * With coll, only what bench/coll_compare times at 2 PEs, in its format
  * (coll/coll_bench.h): a barrier, and an all-reduce of one 8-byte value
  * (the value travels in the exchange's message), at the cost of one
- * message each way: the floor for any library over UCP.
+ * message each way: what a plain UCP program gets.
  * Across hosts, UCP_BENCH_TCP=listen:ADDR:PORT on one and
  * connect:ADDR:PORT on the other replace the fork and the socketpair with
  * a TCP connection (the first reports). */
@@ -120,18 +120,18 @@ static ucs_status_t on_val(void *arg, const void *header, size_t hlen, void *dat
     return UCS_OK;
 }
 
-static void send_am(unsigned id)
+/* A message to the peer's handler id, with a word in its header. */
+static void send_am(unsigned id, uint64_t word)
 {
     ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                              .flags = UCP_AM_SEND_FLAG_EAGER};
-    uint64_t token = 0;
-    wait_req(ucp_am_send_nbx(ep, id, &token, sizeof token, NULL, 0, &p));
+    wait_req(ucp_am_send_nbx(ep, id, &word, sizeof word, NULL, 0, &p));
 }
 
 static void barrier(void)
 {
     static uint64_t done;
-    send_am(1);
+    send_am(1, 0);
     done++;
     while (am_arrived < done)
         ucp_worker_progress(worker);
@@ -143,9 +143,7 @@ static void allreduce8(int64_t *sum, const int64_t *mine, size_t count)
     (void)count;
     static uint64_t done;
     uint64_t v = (uint64_t)mine[0];
-    ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                             .flags = UCP_AM_SEND_FLAG_EAGER};
-    wait_req(ucp_am_send_nbx(ep, 3, &v, sizeof v, NULL, 0, &p));
+    send_am(3, v);
     done++;
     while (val_arrived < done)
         ucp_worker_progress(worker);
@@ -179,11 +177,11 @@ static double am_round_trip(long iters)
     double t0 = bench_now();
     for (long i = 1; i <= iters; i++) {
         if (me == 0)
-            send_am(2);
+            send_am(2, 0);
         while (rt_arrived < base + (uint64_t)i)
             ucp_worker_progress(worker);
         if (me == 1)
-            send_am(2);
+            send_am(2, 0);
     }
     double t = bench_now() - t0;
     base += (uint64_t)iters;
