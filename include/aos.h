@@ -61,6 +61,8 @@ extern "C" {
  * directly it runs as the only PE. Collective: every PE calls it. */
 int aos_init(void);
 /* Waits for every PE (a barrier), then releases everything aos holds.
+ * Before any PE returns, every RPC made anywhere in the job has run: posted
+ * ones, and those their handlers make in turn (the PEs serve meanwhile).
  * Segment handles this PE created are freed; attached handles must be
  * detached before. Global variables stay usable. A single PE started without
  * aosrun may call aos_init again; a launched PE gets AOS_ERR_FINALIZED. */
@@ -466,6 +468,9 @@ int aos_rpc_register(const char *name, aos_rpc_handler_t fn, unsigned flags, aos
  * test its event or wait with aos_event_wait_timed. At most
  * AOS_RPC_PENDING_MAX calls (4096 unless set) are kept so; beyond, the call
  * gives AOS_ERR_AGAIN without posting ev: progress, then try again.
+ * aos_rpc_post from inside a handler never waits either: a call that cannot
+ * go at once is kept and sent the same way (while fewer than
+ * AOS_RPC_PENDING_MAX are kept; beyond, it waits as outside handlers).
  * A reply_cap above AOS_RPC_MAX_INLINE is clamped to it (no reply is
  * longer); *reply_len, when given, receives the reply's length also when
  * reply is NULL (reply_cap 0: the length is 0). */

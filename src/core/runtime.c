@@ -239,8 +239,13 @@ int aos_finalize(void)
      * and the RPC state would be freed under the handler's own caller. */
     if (aos__in_rpc_handler())
         return AOS_ERR_INVALID;
-    /* Everyone is done with everyone's memory before anything is unmapped. */
-    int rc = aos_quiet();
+    /* Every RPC made anywhere runs before anyone leaves (its handler may
+     * write my memory or call me); then everyone is done with everyone's
+     * memory before anything is unmapped. */
+    int rc = aos__rpc_drain();
+    int qrc = aos_quiet();
+    if (rc == AOS_OK)
+        rc = qrc;
     /* Release: set before my arrival at the barrier below leaves, which a
      * peer needs before it can finish and close its connections; pairs with
      * the acquire in aos__peer_lost, which then takes the close for a

@@ -163,7 +163,8 @@ static int finish(int i)
 /* ---- pending calls; calls_lock held ----------------------------------------------- */
 
 static int append_pending(int pe, aos_rpc_id_t id, const void *args, size_t args_len,
-                          void *reply, size_t reply_cap, size_t *reply_len, aos_event_t *ev)
+                          void *reply, size_t reply_cap, size_t *reply_len, aos_event_t *ev,
+                          int posted)
 {
     /* Each holds a copy of the arguments: a target that never progresses
      * must not let a caller's loop eat all memory. The caller tries again
@@ -179,7 +180,8 @@ static int append_pending(int pe, aos_rpc_id_t id, const void *args, size_t args
                                    .reply = reply,
                                    .reply_cap = reply_cap,
                                    .reply_len = reply_len,
-                                   .ev = ev};
+                                   .ev = ev,
+                                   .posted = posted};
     if (args_len != 0)
         memcpy(p->args, args, args_len);
     if (R.pending_tail == NULL)
@@ -203,7 +205,7 @@ static void push_pending(void)
         int rc = AOS_ERR_AGAIN;
         if (R.blocked_pass[p->pe] != R.pass) {
             int i = start_call(p->args, p->args_len, p->reply, p->reply_cap, p->reply_len,
-                               p->ev, 0);
+                               p->ev, p->posted);
             if (i < 0)
                 break; /* no record free: nothing else can go either */
             rc = send_now(p->pe, i, p->id, p->args_len);
@@ -216,7 +218,7 @@ static void push_pending(void)
             link = &p->next;
             continue;
         }
-        if (rc != AOS_OK) { /* the target is gone (finalized): complete it empty */
+        if (rc != AOS_OK && p->ev != NULL) { /* the target is gone: complete it empty */
             if (p->reply_len != NULL)
                 *p->reply_len = 0;
             aos__event_complete_async(p->ev); /* maybe not the event's thread */
@@ -242,6 +244,28 @@ static void collect(void)
         aos__store_relaxed(&R.events_pending, R.events_pending - 1);
         aos__event_complete_async(ev); /* any thread's progress collects */
     }
+}
+
+void aos__rpc_push_pending(void)
+{
+    /* Relaxed: as in aos__rpc_call_progress. */
+    if (aos__load_relaxed(&R.pending_head) == NULL)
+        return;
+    aos__rpc_lock_calls();
+    push_pending();
+    aos__rpc_unlock_calls();
+}
+
+int aos__rpc_calls_settled(uint64_t *sent)
+{
+    aos__rpc_lock_calls();
+    int settled = R.pending_head == NULL;
+    for (int i = 0; settled && i < AOS__RPC_RECORDS; i++)
+        settled = !R.calls[i].in_flight || call_done(i);
+    if (settled && sent != NULL)
+        *sent = R.stats.sent;
+    aos__rpc_unlock_calls();
+    return settled;
 }
 
 void aos__rpc_call_progress(void)
@@ -301,12 +325,24 @@ static int call_with_event(int pe, aos_rpc_id_t id, const void *args, size_t arg
                 goto out;
         }
     }
-    rc = append_pending(pe, id, args, args_len, reply, reply_cap, reply_len, ev);
+    rc = append_pending(pe, id, args, args_len, reply, reply_cap, reply_len, ev, 0);
     if (rc == AOS_OK)
         aos__event_post(ev);
 out:
     aos__rpc_unlock_calls();
     return rc;
+}
+
+/* A posted call from a handler that cannot go at once is kept for later
+ * progress, as calls with events are, instead of waiting: its wait would
+ * serve other requests on this thread's stack, whose handlers, posting in
+ * turn, would wait and serve deeper, until the stack's bound refused them.
+ * 1 when kept; 0 when it must wait after all (the pending list is full).
+ * calls_lock held. */
+static int keep_posted(int pe, aos_rpc_id_t id, const void *args, size_t args_len)
+{
+    return aos__rpc_depth > 0 &&
+           append_pending(pe, id, args, args_len, NULL, 0, NULL, NULL, 1) == AOS_OK;
 }
 
 /* Ready when the calls pending to pe have gone and a record is free. */
@@ -339,6 +375,10 @@ static int call_and_wait(int pe, aos_rpc_id_t id, const void *args, size_t args_
         if (R.pending_to[pe] == 0 &&
             (i = start_call(args, args_len, reply, reply_cap, reply_len, NULL, posted)) >= 0)
             break; /* holding the lock */
+        if (posted && keep_posted(pe, id, args, args_len)) {
+            aos__rpc_unlock_calls();
+            return AOS_OK;
+        }
         aos__rpc_unlock_calls();
         /* Watch everything: RPCs for me must wake me too, I serve them. */
         rc = aos__wait(can_start, &pe, AOS__FOREVER, AOS__WATCH_ALL);
@@ -351,6 +391,11 @@ static int call_and_wait(int pe, aos_rpc_id_t id, const void *args, size_t args_
         aos__rpc_unlock_calls();
         return run_at_caller(pe, id, args, args_len, posted ? NULL : reply,
                              posted ? 0 : reply_cap, posted ? NULL : reply_len, NULL);
+    }
+    if (rc == AOS_ERR_AGAIN && posted && keep_posted(pe, id, args, args_len)) {
+        R.calls[i].in_flight = 0;
+        aos__rpc_unlock_calls();
+        return AOS_OK;
     }
     struct aos__rpc_request q = request_for(i, id, args_len);
     aos__rpc_unlock_calls();

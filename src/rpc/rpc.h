@@ -75,8 +75,9 @@ struct aos__rpc_call {
     int in_flight;
 };
 
-/* A call with an event that could not be queued yet (target full or all
- * records busy): sent from progress, in order per target. */
+/* A call with an event, or a posted call from a handler, that could not be
+ * queued yet (target full or all records busy): sent from progress, in
+ * order per target. */
 struct aos__rpc_pending {
     int pe;
     aos_rpc_id_t id;
@@ -84,7 +85,8 @@ struct aos__rpc_pending {
     void *reply;
     size_t reply_cap;
     size_t *reply_len;
-    aos_event_t *ev;
+    aos_event_t *ev; /* NULL for a posted call */
+    int posted;
     struct aos__rpc_pending *next;
     char args[]; /* a copy: the caller's buffer may be reused at once */
 };
@@ -139,6 +141,16 @@ int aos__rpc_net_check(int pe, aos_rpc_id_t id);
 void aos__rpc_net_serve(const struct aos__rpc_request *q);
 /* Sends pending calls and collects replies (call.c). */
 void aos__rpc_call_progress(void);
+/* Only sends pending calls: the progress thread's share of the above (the
+ * calls its handlers post). */
+void aos__rpc_push_pending(void);
+/* 1 when none of my calls waits to be sent or to be run by its target,
+ * and then *sent (if not NULL) = the calls I have sent, read at that
+ * same moment: no call counted there is still to run. */
+int aos__rpc_calls_settled(uint64_t *sent);
+/* At aos_finalize (finalize.c): returns once no call made anywhere in the
+ * job is still to run, serving meanwhile; collective. */
+int aos__rpc_drain(void);
 
 void aos__rpc_lock_calls(void);
 void aos__rpc_unlock_calls(void);

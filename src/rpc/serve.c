@@ -246,6 +246,10 @@ void aos__rpc_serve(void)
     struct aos__rpc_request q;
     while (aos_try_dequeue(R.queue, &q) == AOS_OK) /* it moves the hint on */
         serve_one(&q);
+    /* The calls my handlers posted and had to keep: on the progress thread
+     * nobody else may be there to send them. */
+    if (R.threaded)
+        aos__rpc_push_pending();
 }
 
 void aos__rpc_progress(void)
