@@ -57,6 +57,32 @@ int aos__local_arena_off(const void *p, uint64_t *off);
  * their contents are kept, their address stays the same. */
 int aos__remap_into_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
                           uint64_t arena_off);
+/* Where buffer address a, published in place (aos_seg_create_from), lives
+ * in my arena: 1 and *off, else 0 (segment.c, under its lock). */
+int aos__remap_find(uintptr_t a, uint64_t *off);
+
+/* Does the part of [a, a + len) that lies in the region of addresses
+ * [v, v + vlen), which is arena memory from offset o, meet arena range
+ * [off, off + olen)? */
+static inline int aos__region_meets(uintptr_t a, size_t len, uintptr_t v, uint64_t vlen,
+                                    uint64_t o, uint64_t off, uint64_t olen)
+{
+    uintptr_t lo = a > v ? a : v;
+    uintptr_t end = len > UINTPTR_MAX - a ? UINTPTR_MAX : a + len; /* no wrap */
+    uintptr_t hi = end < v + vlen ? end : v + vlen;
+    if (lo >= hi || olen == 0)
+        return 0;
+    uint64_t from = o + (lo - v);
+    return from < off + olen && off < from + (hi - lo);
+}
+/* aos__region_meets over the buffers published in place (segment.c). */
+int aos__remap_meets(uintptr_t a, size_t len, uint64_t off, uint64_t olen);
+/* 1 when some byte of my memory [p, p + len) is the same memory as my
+ * arena's [off, off + olen): the arena's own view, the program's static
+ * data and buffers published in place are arena memory under addresses of
+ * their own, and a buffer may begin in private memory and end in one of
+ * them. */
+int aos__local_meets_arena(const void *p, size_t len, uint64_t off, uint64_t olen);
 /* The reverse: the pages become private memory again with the same contents. */
 int aos__remap_out_of_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
                             uint64_t arena_off);

@@ -24,7 +24,15 @@
 #include "core/wait.h"
 #include "mem/memory.h"
 
-/* The owner's handles by directory index, to release them at finalize. */
+/* Any thread may create and destroy segments: this lock keeps apart the
+ * owner's side of them, its directory slots (a slot is taken again only
+ * once its destroy has finished: owned[] says so), its keys, its segment
+ * space (aos__rt.segspace) and the list of buffers published in place
+ * (aos__rt.remaps). Nothing that waits on other PEs runs under it. */
+static pthread_mutex_t seg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The owner's handles by directory index, to release them at finalize;
+ * seg_lock. */
 static aos_seg_t *owned[AOS__MAX_SEGMENTS];
 
 /* Per off-node owner, my mirror of its directory's states (allocated at the
@@ -93,25 +101,31 @@ static struct aos__seg_entry *directory(int pe)
     return aos__rt.peers[pe].header->segments;
 }
 
+/* seg_lock held. Relaxed loads of the states: a destroy makes its entry's
+ * even outside the lock; a segment found live while its destroy runs is
+ * live still for this check (the key is not free yet). Keys are written
+ * under the lock. */
 static int key_is_live(uint64_t key)
 {
     struct aos__seg_entry *dir = directory(aos__rt.me);
     for (int i = 0; i < AOS__MAX_SEGMENTS; i++)
-        if ((dir[i].state & 1u) && dir[i].key == key) /* owner's own words: no race */
+        if ((aos__load_relaxed(&dir[i].state) & 1u) && dir[i].key == key)
             return 1;
     return 0;
 }
 
+/* A slot with no segment, whose last destroy (if any) has finished. */
 static int free_slot(void)
 {
     struct aos__seg_entry *dir = directory(aos__rt.me);
     for (int i = 0; i < AOS__MAX_SEGMENTS; i++)
-        if ((dir[i].state & 1u) == 0)
+        if ((aos__load_relaxed(&dir[i].state) & 1u) == 0 && owned[i] == NULL) /* see key_is_live */
             return i;
     return -1;
 }
 
-/* Fills a directory slot and publishes it; returns the owner's handle. */
+/* Fills a directory slot and publishes it; returns the owner's handle.
+ * seg_lock held. */
 static int publish(uint64_t key, uint64_t arena_off, uint64_t size, unsigned protocols,
                    struct aos__remap *remap, aos_seg_t **out)
 {
@@ -147,7 +161,7 @@ static int publish(uint64_t key, uint64_t arena_off, uint64_t size, unsigned pro
     return AOS_OK;
 }
 
-static int check_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg)
+static int check_create(size_t size, unsigned protocols, aos_seg_t **seg)
 {
     AOS__CHECK_INIT();
     if (seg == NULL)
@@ -156,23 +170,23 @@ static int check_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t
         return AOS_ERR_INVALID;
     if (size == 0)
         return AOS_ERR_SIZE;
-    if (key_is_live(key))
-        return AOS_ERR_EXISTS;
     return AOS_OK;
 }
 
 int aos__seg_create_any(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg)
 {
-    int rc = check_create(key, size, protocols, seg);
+    int rc = check_create(size, protocols, seg);
     if (rc != AOS_OK)
         return rc;
     if (size > aos__rt.segspace_size)
         return AOS_ERR_SIZE;
     uint64_t len = (size + aos__rt.page_size - 1) & ~(uint64_t)(aos__rt.page_size - 1);
     uint64_t off;
-    rc = aos__range_alloc(&aos__rt.segspace, len, aos__rt.page_size, &off);
+    pthread_mutex_lock(&seg_lock);
+    rc = key_is_live(key) ? AOS_ERR_EXISTS
+                          : aos__range_alloc(&aos__rt.segspace, len, aos__rt.page_size, &off);
     if (rc != AOS_OK)
-        return rc;
+        goto out;
     /* Fresh ranges are zero: destroy punches its pages out of the memfd.
      * Registered for the network before peers can find it. */
     rc = aos__expose(off, len);
@@ -180,6 +194,8 @@ int aos__seg_create_any(uint64_t key, size_t size, unsigned protocols, aos_seg_t
         rc = publish(key, off, size, protocols, NULL, seg);
     if (rc != AOS_OK)
         aos__range_free(&aos__rt.segspace, off);
+out:
+    pthread_mutex_unlock(&seg_lock);
     return rc;
 }
 
@@ -211,6 +227,7 @@ static int overlaps_arena(uintptr_t lo, uintptr_t hi)
     return 0;
 }
 
+/* seg_lock held. */
 static int overlaps_remap(uintptr_t lo, uintptr_t hi)
 {
     for (struct aos__remap *r = aos__rt.remaps; r != NULL; r = r->next)
@@ -226,24 +243,12 @@ int aos_seg_create(uint64_t key, size_t size, unsigned protocols, aos_seg_t **se
     return aos__seg_create_any(key, size, protocols, seg);
 }
 
-int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols,
-                        aos_seg_t **seg)
+/* Moves the pages of private memory [buf, buf + size) into my arena and
+ * publishes them there. seg_lock held. */
+static int create_in_place(uint64_t key, void *buf, size_t size, unsigned protocols,
+                           aos_seg_t **seg)
 {
-    if (aos__key_reserved(key))
-        return AOS_ERR_INVALID;
-    int rc = check_create(key, size, protocols, seg);
-    if (rc != AOS_OK)
-        return rc;
-    if (buf == NULL)
-        return AOS_ERR_NULL;
-    uintptr_t a = (uintptr_t)buf;
-    if (a + size < a)
-        return AOS_ERR_SIZE;
-    uint64_t off;
-    if (aos__sym_locate(buf, size, &off) == AOS_OK) /* already shared memory */
-        return publish(key, off, size, protocols, NULL, seg);
-
-    uintptr_t page = aos__rt.page_size;
+    uintptr_t a = (uintptr_t)buf, page = aos__rt.page_size;
     if (a + size > UINTPTR_MAX - page)
         return AOS_ERR_SIZE; /* the page-rounded end would wrap */
     uintptr_t lo = a & ~(page - 1);
@@ -253,7 +258,7 @@ int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols
     if (on_my_stack(lo, hi))
         return AOS_ERR_INVALID;
     const char *why = "memory of a PE's arena (a peer's or my own outside the heap)";
-    rc = overlaps_arena(lo, hi) ? AOS_ERR_INVALID : aos__check_own_memory(lo, hi, &why);
+    int rc = overlaps_arena(lo, hi) ? AOS_ERR_INVALID : aos__check_own_memory(lo, hi, &why);
     if (rc != AOS_OK) {
         aos__debug("aos_seg_create_from(key %#llx, %p, %zu): refused: %s", (unsigned long long)key,
                    buf, size, why);
@@ -264,6 +269,7 @@ int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols
     struct aos__remap *r = malloc(sizeof *r);
     if (r == NULL)
         return AOS_ERR_NO_MEMORY;
+    uint64_t off;
     rc = aos__range_alloc(&aos__rt.segspace, hi - lo, page, &off);
     if (rc != AOS_OK)
         goto fail_remap;
@@ -277,7 +283,9 @@ int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols
     rc = publish(key, off + (a - lo), size, protocols, r, seg);
     if (rc != AOS_OK)
         goto fail_mapped;
-    aos__rt.remaps = r;
+    /* Relaxed: readers walk the list under seg_lock; aos__remap_find's
+     * unlocked look only asks whether it is empty. */
+    aos__store_relaxed(&aos__rt.remaps, r);
     return AOS_OK;
 
 fail_mapped:
@@ -286,6 +294,35 @@ fail_range:
     aos__range_free(&aos__rt.segspace, off);
 fail_remap:
     free(r);
+    return rc;
+}
+
+int aos_seg_create_from(uint64_t key, void *buf, size_t size, unsigned protocols,
+                        aos_seg_t **seg)
+{
+    if (aos__key_reserved(key))
+        return AOS_ERR_INVALID;
+    int rc = check_create(size, protocols, seg);
+    if (rc != AOS_OK)
+        return rc;
+    if (buf == NULL)
+        return AOS_ERR_NULL;
+    uintptr_t a = (uintptr_t)buf;
+    if (a + size < a)
+        return AOS_ERR_SIZE;
+    uint64_t off;
+    pthread_mutex_lock(&seg_lock);
+    if (key_is_live(key)) {
+        rc = AOS_ERR_EXISTS;
+        goto out;
+    }
+    if (aos__sym_locate(buf, size, &off) == AOS_OK) { /* already shared memory */
+        rc = publish(key, off, size, protocols, NULL, seg);
+        goto out;
+    }
+    rc = create_in_place(key, buf, size, protocols, seg);
+out:
+    pthread_mutex_unlock(&seg_lock);
     return rc;
 }
 
@@ -445,13 +482,13 @@ static void unpublish(aos_seg_t *s, struct aos__bell *bell)
         aos__progress();
         sched_yield();
     }
-    owned[s->index] = NULL;
     tell_other_nodes(s->index, s->state + 1);
+    pthread_mutex_lock(&seg_lock);
     if (s->remap != NULL) {
         struct aos__remap **pp = &aos__rt.remaps;
         while (*pp != s->remap)
             pp = &(*pp)->next;
-        *pp = s->remap->next;
+        aos__store_relaxed(pp, s->remap->next); /* relaxed: as in create_in_place */
         aos__remap_out_of_arena(&aos__rt, s->remap->lo, s->remap->hi, s->remap->arena_off);
         madvise(aos__rt.my_base + s->remap->arena_off, s->remap->hi - s->remap->lo,
                 MADV_REMOVE);
@@ -462,8 +499,38 @@ static void unpublish(aos_seg_t *s, struct aos__bell *bell)
         madvise(aos__rt.my_base + s->arena_off, len, MADV_REMOVE);
         aos__range_free(&aos__rt.segspace, s->arena_off);
     }
+    owned[s->index] = NULL; /* last: the slot may be taken again */
+    pthread_mutex_unlock(&seg_lock);
     s->magic = 0;
     aos__handle_free(s);
+}
+
+int aos__remap_meets(uintptr_t a, size_t len, uint64_t off, uint64_t olen)
+{
+    if (aos__load_relaxed(&aos__rt.remaps) == NULL) /* relaxed: see create_in_place */
+        return 0;
+    int meets = 0;
+    pthread_mutex_lock(&seg_lock);
+    for (const struct aos__remap *r = aos__rt.remaps; r != NULL && !meets; r = r->next)
+        meets = aos__region_meets(a, len, r->lo, r->hi - r->lo, r->arena_off, off, olen);
+    pthread_mutex_unlock(&seg_lock);
+    return meets;
+}
+
+int aos__remap_find(uintptr_t a, uint64_t *off)
+{
+    if (aos__load_relaxed(&aos__rt.remaps) == NULL) /* relaxed: see create_in_place */
+        return 0;
+    int found = 0;
+    pthread_mutex_lock(&seg_lock);
+    for (const struct aos__remap *r = aos__rt.remaps; r != NULL && !found; r = r->next) {
+        if (a >= r->lo && a < r->hi) {
+            *off = r->arena_off + (a - r->lo);
+            found = 1;
+        }
+    }
+    pthread_mutex_unlock(&seg_lock);
+    return found;
 }
 
 int aos_seg_destroy(aos_seg_t *seg)
@@ -492,7 +559,7 @@ void aos__segments_start(void)
 void aos__segments_stop(struct aos__runtime *rt)
 {
     for (int i = 0; i < AOS__MAX_SEGMENTS; i++)
-        if (owned[i] != NULL)
+        if (owned[i] != NULL) /* no other thread is in aos now: no lock */
             unpublish(owned[i], NULL);
     if (mirror != NULL) {
         for (int pe = 0; pe < rt->npes; pe++)

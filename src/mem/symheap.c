@@ -71,13 +71,16 @@ int aos__local_arena_off(const void *p, uint64_t *off)
     }
     if (aos__sym_locate(p, 0, off) == AOS_OK)
         return 1;
-    for (const struct aos__remap *r = aos__rt.remaps; r != NULL; r = r->next) {
-        if (a >= r->lo && a < r->hi) {
-            *off = r->arena_off + (a - r->lo);
-            return 1;
-        }
-    }
-    return 0;
+    return aos__remap_find(a, off);
+}
+
+int aos__local_meets_arena(const void *p, size_t len, uint64_t off, uint64_t olen)
+{
+    const struct aos__runtime *rt = &aos__rt;
+    uintptr_t a = (uintptr_t)p;
+    return aos__region_meets(a, len, (uintptr_t)rt->my_base, rt->arena_size, 0, off, olen) ||
+           aos__region_meets(a, len, rt->static_lo, rt->static_len, rt->static_off, off, olen) ||
+           aos__remap_meets(a, len, off, olen);
 }
 
 int aos_sym_accessible(const void *addr)

@@ -11,17 +11,11 @@
 #include "rma/rma.h"
 #include "core/progress.h"
 
-static int ranges_meet(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
-{
-    return alen != 0 && blen != 0 && a < b + blen && b < a + alen;
-}
-
 int aos__check_self_overlap(int pe, uint64_t remote_off, const void *local, size_t len)
 {
-    uint64_t loff;
-    if (pe != aos__rt.me || !aos__local_arena_off(local, &loff))
+    if (pe != aos__rt.me || !aos__local_meets_arena(local, len, remote_off, len))
         return AOS_OK;
-    return ranges_meet(loff, len, remote_off, len) ? AOS_ERR_OVERLAP : AOS_OK;
+    return AOS_ERR_OVERLAP;
 }
 
 /* Row-exact check for blocks whose bounding ranges meet; past this many row
@@ -31,21 +25,18 @@ int aos__check_self_overlap(int pe, uint64_t remote_off, const void *local, size
 static int block_self_overlap(int pe, uint64_t remote_off, const void *local,
                               const aos_block_t *b, size_t lext, size_t rext)
 {
-    uint64_t loff;
-    if (pe != aos__rt.me || !aos__local_arena_off(local, &loff))
-        return AOS_OK;
-    if (!ranges_meet(loff, lext, remote_off, rext))
+    if (pe != aos__rt.me || !aos__local_meets_arena(local, lext, remote_off, rext))
         return AOS_OK;
     size_t rows = b->count[0] * b->count[1];
     if (rows > EXACT_ROW_PAIRS / rows)
         return AOS_ERR_OVERLAP;
     for (size_t i = 0; i < rows; i++) {
-        uint64_t l = loff + (i / b->count[0]) * b->local_stride[1] +
-                     (i % b->count[0]) * b->local_stride[0];
+        const char *l = (const char *)local + (i / b->count[0]) * b->local_stride[1] +
+                        (i % b->count[0]) * b->local_stride[0];
         for (size_t j = 0; j < rows; j++) {
             uint64_t r = remote_off + (j / b->count[0]) * b->remote_stride[1] +
                          (j % b->count[0]) * b->remote_stride[0];
-            if (ranges_meet(l, b->run, r, b->run))
+            if (aos__local_meets_arena(l, b->run, r, b->run))
                 return AOS_ERR_OVERLAP;
         }
     }

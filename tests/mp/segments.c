@@ -9,6 +9,35 @@
 
 static const char literal[] = "a string literal lives in read-only data";
 
+/* A transfer between me and a buffer I published in place, through a local
+ * buffer that begins in private memory and runs into the published pages:
+ * the overlap is found wherever the local buffer begins, and a local buffer
+ * beside the published range (same page or not) is no overlap. */
+static void self_overlap_at_edges(int me)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(map != MAP_FAILED);
+    aos_seg_t *pub;
+    CHECK_OK(aos_seg_create_from(30, map + page, page, AOS_PROTO_RMA, &pub));
+    uint8_t *before = map + page - 16; /* 16 private bytes, then the segment's first 48 */
+    pattern_fill(before, 16, 90u + (unsigned)me);
+    CHECK_RC(aos_put(pub, 0, before, 64, NULL), AOS_ERR_OVERLAP);
+    CHECK_RC(aos_get(before, pub, 0, 64, NULL), AOS_ERR_OVERLAP);
+    CHECK_RC(aos_put(pub, 40, before, 64, NULL), AOS_ERR_OVERLAP);
+    CHECK_OK(aos_put(pub, 48, before, 16, NULL)); /* the private part only */
+    CHECK(pattern_check(map + page + 48, 16, 90u + (unsigned)me) == 16);
+    /* The segment's last bytes into the private page after it, and back:
+     * no overlap though the local buffer starts inside published memory. */
+    uint8_t *tail = map + 2 * page - 32;
+    CHECK_OK(aos_get(map + 2 * page, pub, 0, 64, NULL));
+    CHECK(pattern_check(map + 2 * page + 48, 16, 90u + (unsigned)me) == 16);
+    CHECK_RC(aos_get(tail, pub, page - 64, 64, NULL), AOS_ERR_OVERLAP);
+    CHECK_OK(aos_get(tail, pub, 0, 32, NULL));
+    CHECK_OK(aos_seg_destroy(pub));
+    CHECK(munmap(map, 3 * page) == 0);
+}
+
 /* Memory that is not ordinary writable private memory of this process is
  * refused and left alone; a valid buffer published afterwards works. */
 static void refused_ranges(int me, int right, int left, int n)
@@ -247,6 +276,7 @@ int main(void)
     CHECK_RC(aos_seg_create_from(6, on_stack, sizeof on_stack, AOS_PROTO_RMA, &dup),
              AOS_ERR_INVALID);
     refused_ranges(me, right, left, n);
+    self_overlap_at_edges(me);
     /* Bad creation arguments. */
     CHECK_RC(aos_seg_create(5, 0, AOS_PROTO_RMA, &dup), AOS_ERR_SIZE);
     CHECK_RC(aos_seg_create(5, 10, 0, &dup), AOS_ERR_INVALID);
