@@ -23,6 +23,8 @@ struct aos_mbox {
     size_t msg_size;
     uint64_t order;   /* pending writes go in order */
     uint32_t pending; /* writes with an event not yet in the mailbox */
+    uint32_t sent;    /* writes with an event sent to another node's mailbox,
+                         not yet answered */
 };
 
 struct pending_write {
@@ -98,7 +100,8 @@ int aos_mbox_close(aos_mbox_t *mb)
     int rc = check_mbox(mb);
     if (rc != AOS_OK)
         return rc;
-    if (!writes_done(mb))
+    /* Acquire: pairs with the release of the answer's count down. */
+    if (!writes_done(mb) || aos__load_acquire(&mb->sent) != 0)
         return AOS_ERR_AGAIN;
     if (mb->is_owner) {
         /* aos_queue_destroy refuses reserved keys; check its pending reads. */
@@ -150,7 +153,7 @@ int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev)
     }
     if (ev->magic != AOS__EVENT_MAGIC)
         return AOS_ERR_INVALID;
-    rc = aos__queue_enqueue_event(mb->q, msg, ev); /* another node's mailbox: sent now */
+    rc = aos__queue_enqueue_event(mb->q, msg, ev, &mb->sent); /* another node's: sent now */
     if (rc != AOS_ERR_AGAIN)
         return rc;
     if (writes_done(mb)) {

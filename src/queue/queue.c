@@ -335,17 +335,19 @@ static int check_item(aos_queue_t *q, const void *item)
 }
 
 /* An item for a queue of another node: sent to its owner, who answers. */
-static int push_remote(aos_queue_t *q, const void *item, int wait, aos_event_t *ev)
+static int push_remote(aos_queue_t *q, const void *item, int wait, aos_event_t *ev,
+                       uint32_t *unanswered)
 {
-    return aos__queue_net_push(q->seg, item, q->item_size, wait, ev);
+    return aos__queue_net_push(q->seg, item, q->item_size, wait, ev, unanswered);
 }
 
-int aos__queue_enqueue_event(aos_queue_t *q, const void *item, aos_event_t *ev)
+int aos__queue_enqueue_event(aos_queue_t *q, const void *item, aos_event_t *ev,
+                             uint32_t *unanswered)
 {
     int rc = check_item(q, item);
     if (rc != AOS_OK)
         return rc;
-    return q->hdr == NULL ? push_remote(q, item, 1, ev) : AOS_ERR_AGAIN;
+    return q->hdr == NULL ? push_remote(q, item, 1, ev, unanswered) : AOS_ERR_AGAIN;
 }
 
 int aos__queue_try_enqueue(aos_queue_t *q, const void *item)
@@ -354,7 +356,7 @@ int aos__queue_try_enqueue(aos_queue_t *q, const void *item)
     if (rc != AOS_OK)
         return rc;
     if (q->hdr == NULL)
-        return push_remote(q, item, 0, NULL);
+        return push_remote(q, item, 0, NULL, NULL);
     rc = aos__seg_enter(q->seg); /* nothing written once the owner destroys it */
     if (rc != AOS_OK)
         return rc;

@@ -79,7 +79,8 @@ void aos__queue_set_hint(aos_queue_t *q, struct aos__work_hint *hint);
 
 /* Queues across nodes (queue_net.c). An off-node producer's handle has no
  * mapping; its items go to the owner in messages and wait for the answer
- * (with ev: ev completes when it comes). */
+ * (with ev: ev completes when it comes, and *unanswered, unless NULL,
+ * counts the push until then). */
 void aos__queue_net_start(void);
 void aos__queue_net_stop(void);
 /* The queue layer's start and stop with the runtime: its progress hook
@@ -87,7 +88,7 @@ void aos__queue_net_stop(void);
 int aos__queue_start(void);
 void aos__queue_stop(void);
 int aos__queue_net_push(const aos_seg_t *seg, const void *item, size_t len, int wait,
-                        aos_event_t *ev);
+                        aos_event_t *ev, uint32_t *unanswered);
 /* aos_enqueue's push: returns once the item is sent, holding one of the
  * handle's credits until the owner answers (waits while none is free). An
  * item the owner refused (destroyed) is reported by the next call. */
@@ -112,9 +113,11 @@ void aos__queue_net_retry(void);
  * later dequeue (RPC requests from other nodes, which cannot wait). */
 int aos__queue_deliver(aos_queue_t *q, const void *item, size_t len);
 /* A write with an event to a queue of another node: sent now, ev completes
- * when the owner has it (or has destroyed the queue). AOS_ERR_AGAIN for a
- * queue on this node (the caller keeps its own pending list). */
-int aos__queue_enqueue_event(aos_queue_t *q, const void *item, aos_event_t *ev);
+ * when the owner has it (or has destroyed the queue); *unanswered (unless
+ * NULL) counts such writes until then. AOS_ERR_AGAIN for a queue on this
+ * node (the caller keeps its own pending list). */
+int aos__queue_enqueue_event(aos_queue_t *q, const void *item, aos_event_t *ev,
+                             uint32_t *unanswered);
 
 /* From now on producers wake q's consumer on this bell of q's own instead
  * of the owner's bell (owner only; before any producer attaches). */

@@ -69,6 +69,7 @@ struct done_msg {
  * the low bit clear; set: the handle's struct aos__queue_credits). */
 struct answer {
     aos_event_t *ev; /* NULL: a thread waits for `done` */
+    uint32_t *unanswered; /* with ev: the sender's count of such pushes, or NULL */
     int rc;
     uint32_t done;
 };
@@ -296,6 +297,10 @@ static void on_done(int src, const void *payload, size_t len)
         return;
     if (a->ev != NULL) {
         aos_event_t *ev = a->ev;
+        /* Release: pairs with the sender's acquire (aos_mbox_close); its
+         * count is down by the time the event says done. */
+        if (a->unanswered != NULL)
+            aos__fetch_sub_release(a->unanswered, 1);
         free(a);
         aos__event_complete_async(ev);
         return;
@@ -353,13 +358,15 @@ int aos__queue_net_drain(struct aos__queue_credits *c)
 }
 
 int aos__queue_net_push(const aos_seg_t *seg, const void *item, size_t len, int wait,
-                        aos_event_t *ev)
+                        aos_event_t *ev, uint32_t *unanswered)
 {
     int owner = seg->owner;
     struct answer *a = malloc(sizeof *a);
     if (a == NULL)
         return AOS_ERR_NO_MEMORY;
-    *a = (struct answer){.ev = ev};
+    *a = (struct answer){.ev = ev, .unanswered = ev != NULL ? unanswered : NULL};
+    if (a->unanswered != NULL) /* relaxed: the answer's release comes after */
+        aos__fetch_add_relaxed(a->unanswered, 1);
     struct push_msg m = {.token = (uintptr_t)a, .queue = name_of(seg),
                          .wait = (uint32_t)(wait || ev != NULL), .len = (uint32_t)len};
     memcpy(m.item, item, len);
@@ -367,6 +374,8 @@ int aos__queue_net_push(const aos_seg_t *seg, const void *item, size_t len, int 
         aos__event_post(ev);
     int rc = aos__tp(owner)->am_send(owner, AOS__AM_QUEUE_PUSH, &m, PUSH_HEAD + len);
     if (rc != AOS_OK) {
+        if (a->unanswered != NULL)
+            aos__fetch_sub_release(a->unanswered, 1); /* release: as in on_done */
         if (ev != NULL)
             aos__event_complete(ev);
         free(a);

@@ -115,6 +115,42 @@ static unsigned seed_of(int from, int to, size_t k)
     return (unsigned)(from * 7919 + to * 131 + (int)k);
 }
 
+/* A writer's close gives AOS_ERR_AGAIN while its write with an event has
+ * not reached the mailbox (full: the owner reads only later), wherever the
+ * owner is, and succeeds once the event is done. PE 1 writes to PE 0. */
+static void close_while_writing(int me, int npes)
+{
+    aos_mbox_t *mb = NULL;
+    if (me == 0)
+        CHECK_OK(aos_mbox_create(9, sizeof(uint64_t), 1, &mb));
+    CHECK_OK(aos_barrier_all());
+    aos_event_t *ev = NULL;
+    if (me == 1) {
+        uint64_t first = 1, second = 2;
+        CHECK_OK(aos_mbox_open(0, 9, &mb));
+        CHECK_OK(aos_mbox_write(mb, &first, NULL)); /* fills it */
+        CHECK_OK(aos_event_create(&ev));
+        CHECK_OK(aos_mbox_write(mb, &second, ev));
+        CHECK_RC(aos_mbox_close(mb), AOS_ERR_AGAIN);
+    }
+    CHECK_OK(aos_barrier_all());
+    if (me == 0) {
+        uint64_t got;
+        for (uint64_t want = 1; npes > 1 && want <= 2; want++) {
+            CHECK_OK(aos_mbox_read(mb, &got, NULL));
+            CHECK(got == want);
+        }
+    }
+    if (me == 1) {
+        CHECK_OK(aos_event_wait(ev));
+        CHECK_OK(aos_event_destroy(ev));
+        CHECK_OK(aos_mbox_close(mb));
+    }
+    CHECK_OK(aos_barrier_all());
+    if (me == 0)
+        CHECK_OK(aos_mbox_close(mb));
+}
+
 static void test_portal(int me, int npes)
 {
     aos_portal_t *mine, **to = calloc((size_t)npes, sizeof *to);
@@ -266,6 +302,7 @@ int main(void)
     CHECK_OK(aos_init());
     int me = aos_my_pe(), npes = aos_n_pes();
     test_mailbox(me, npes);
+    close_while_writing(me, npes);
     test_portal(me, npes);
     test_sync(me, npes);
     CHECK_OK(aos_finalize());
