@@ -191,7 +191,9 @@ void *aos_realloc(void *ptr, size_t size);
 int aos_free(void *ptr);
 
 /* Symmetric addresses are aos_malloc'd memory and the program's global and
- * static variables. *remote = the address `addr` names on `pe`, as a pointer
+ * static variables. Heap addresses past the end of the highest block the
+ * heap ever gave are none: transfers there give AOS_ERR_BOUNDS, on the
+ * PE's node as on others (a freed block's memory below stays addressable). *remote = the address `addr` names on `pe`, as a pointer
  * usable by load/store on this PE; AOS_ERR_NOT_LOCAL when pe is off-node. */
 int aos_sym_ptr(const void *addr, int pe, void **remote);
 /* 1 when addr is symmetric, else 0. */

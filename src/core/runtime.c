@@ -150,6 +150,7 @@ int aos_init(void)
     rt->page_size = (size_t)sysconf(_SC_PAGESIZE);
     rt->net = NULL;
     rt->remaps = NULL;
+    rt->heap_top = 0;
 
     uintptr_t static_lo = 0;
     uint64_t static_len = 0;

@@ -62,6 +62,9 @@ struct aos__runtime {
     uint64_t static_off, static_len;
     uintptr_t static_lo; /* address of the program's writable data (page aligned) */
     uint64_t heap_off, heap_size;
+    uint64_t heap_top; /* the heap's bytes up to the end of the highest block
+                          it ever gave (symheap.c): symmetric addresses end
+                          there, the same on every PE */
     uint64_t segspace_off, segspace_size;
 
     int arena_fd;   /* my arena's memfd until the PEs have it, then -1 */

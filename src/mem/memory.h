@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/atomics.h"
 #include "core/runtime.h"
 
 /* The page-aligned range of the main program's writable data (.data, .bss);
@@ -22,13 +23,17 @@ void aos__memory_stop(struct aos__runtime *rt);
 int aos__sym_locate_static(const void *addr, size_t len, uint64_t *off);
 
 /* The heap case of aos__sym_locate alone: 1 and *off when [addr, addr+len)
- * lies in the symmetric heap, else 0. Fast paths use it directly and hand
- * everything else to the checked path. */
+ * lies in the symmetric heap's allocated part (below heap_top), else 0.
+ * Fast paths use it directly and hand everything else to the checked
+ * path. */
 static inline int aos__heap_locate(const void *addr, size_t len, uint64_t *off)
 {
     const struct aos__runtime *rt = &aos__rt;
     uintptr_t rel = (uintptr_t)addr - ((uintptr_t)rt->my_base + rt->heap_off);
-    if (rel >= rt->heap_size || len > rt->heap_size - rel) /* below the heap wraps */
+    /* Relaxed: the block's allocation happened before its address reached
+     * this thread; a thread that guesses addresses beyond is in error. */
+    uint64_t top = aos__load_relaxed(&rt->heap_top);
+    if (rel >= top || len > top - rel) /* below the heap wraps */
         return 0;
     *off = rt->heap_off + rel;
     return 1;
@@ -42,9 +47,9 @@ static inline int aos__sym_locate(const void *addr, size_t len, uint64_t *off)
 {
     if (aos__heap_locate(addr, len, off))
         return AOS_OK;
-    uint64_t start;
-    if (aos__heap_locate(addr, 0, &start))
-        return AOS_ERR_BOUNDS; /* starts in the heap, runs off its end */
+    const struct aos__runtime *rt = &aos__rt;
+    if ((uintptr_t)addr - ((uintptr_t)rt->my_base + rt->heap_off) < rt->heap_size)
+        return AOS_ERR_BOUNDS; /* in the heap, past the end of what it ever gave */
     return aos__sym_locate_static(addr, len, off);
 }
 

@@ -119,6 +119,8 @@ static void *heap_alloc(size_t align, size_t size)
         aos__range_free(&aos__rt.heap, off);
         return NULL;
     }
+    /* Relaxed: see aos__heap_locate. */
+    aos__raise_relaxed(&aos__rt.heap_top, off - aos__rt.heap_off + size);
     return aos__rt.my_base + off;
 }
 

@@ -2,7 +2,8 @@
  * symmetric heap stays the same everywhere: a double free or a pointer that
  * is not a block on one PE alone, interior pointers, static data. errno
  * says why an allocation failed. Run with AOS_CHECK on and off: without
- * it, the refusal still reaches every PE. */
+ * it, the refusal still reaches every PE. Addresses past every block the
+ * heap gave are refused (AOS_ERR_BOUNDS) wherever the target is. */
 #include <errno.h>
 #include <string.h>
 
@@ -91,6 +92,25 @@ int main(void)
         CHECK(a2[i] == 3u * 1000003u + (uint64_t)left * 64 + i);
     check_symmetric(a2, d);
     check_live(a2, 64, 6);
+
+    /* Past the end of every block the heap gave, inside its reservation:
+     * no symmetric address, on a node as across nodes. The highest block's
+     * last word is one. */
+    uint64_t *top = aos_malloc(4096);
+    CHECK(top != NULL);
+    uint64_t *last = top + 4096 / 8 - 1, *past = top + 4096 / 8, v = 7, got = 0;
+    int right = (me + 1) % n;
+    CHECK_OK(aos_putmem(right, last, &v, 8, NULL));
+    CHECK_RC(aos_putmem(right, past, &v, 8, NULL), AOS_ERR_BOUNDS);
+    CHECK_RC(aos_putmem(right, last, &v, 16, NULL), AOS_ERR_BOUNDS);
+    CHECK_RC(aos_getmem(right, &got, past + 1000, 8, NULL), AOS_ERR_BOUNDS);
+    CHECK_RC(aos_fetch_add_sym_u64(right, past, 1, &got, NULL), AOS_ERR_BOUNDS);
+    CHECK(aos_sym_accessible(past) == 0 && aos_sym_accessible(last) == 1);
+    CHECK_OK(aos_barrier_all());
+    CHECK(*last == 7);
+    CHECK_OK(aos_free(top)); /* freed: still inside what the heap gave */
+    CHECK_OK(aos_getmem(right, &got, last, 8, NULL));
+
     CHECK_OK(aos_free(d));
     CHECK_OK(aos_free(b));
     CHECK_OK(aos_free(a2));
