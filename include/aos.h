@@ -71,7 +71,9 @@ int aos_finalize(void);
 int aos_initialized(void);
 /* Ends the whole job: this process exits with `status` at once (stdio
  * flushed, no finalize) and aosrun stops every other PE, wherever it waits,
- * and exits with that status. Callable from any PE at any time. */
+ * and exits with that status (under mpirun or srun every other PE leaves
+ * with it by itself, and the launcher exits with it). Callable from any PE
+ * at any time. */
 #if defined(__GNUC__)
 __attribute__((noreturn))
 #endif

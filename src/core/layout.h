@@ -100,7 +100,13 @@ struct aos__arena_header {
      * this page and reads it when the PE ends, so a PE whose program closed
      * its launcher socket is not taken for one that never finalized. */
     uint64_t finalized;
-    uint64_t pad0[AOS__LINE / 8 - 4];
+    /* 0, or AOS__ENDED_BY_PEER | status: a PE called aos_global_exit(status)
+     * under a launcher that does not stop the job itself and told this PE
+     * before it exited (core/peer_loss.c, which says what the other bits
+     * mean). */
+    uint32_t ended;
+    uint32_t pad1;
+    uint64_t pad0[AOS__LINE / 8 - 5];
     /* This PE's waiters sleep here; writers into the arena ring it. */
     struct aos__bell bell;
     struct aos__seg_entry segments[AOS__MAX_SEGMENTS];

@@ -11,6 +11,7 @@
 #include "arch/copy.h"
 #include "coll/team.h"
 #include "core/bootstrap.h"
+#include "core/peer_loss.h"
 #include "mem/memory.h"
 #include "core/progress_thread.h"
 #include "core/wait.h"
@@ -195,6 +196,9 @@ int aos_init(void)
     rc = aos__progress_thread_start();
     if (rc != AOS_OK)
         goto fail_coll;
+    rc = aos__peer_watch_start(rt);
+    if (rc != AOS_OK)
+        goto fail_thread;
     /* Nobody touches a peer's memory before every PE has set its up. */
     rc = aos_barrier_all();
     if (rc != AOS_OK)
@@ -206,6 +210,7 @@ int aos_init(void)
     return AOS_OK;
 
 fail_thread:
+    aos__peer_watch_stop(rt);
     aos__progress_thread_stop();
 fail_coll:
     aos__coll_stop();
@@ -256,6 +261,7 @@ int aos_finalize(void)
     if (rc == AOS_OK)
         rc = brc;
     rt->finalizing = 1;
+    aos__peer_watch_stop(rt);
     aos__progress_thread_stop();
     aos__coll_stop();
     aos__rpc_stop();
@@ -288,9 +294,10 @@ int aos_initialized(void)
 void aos_global_exit(int status)
 {
     fflush(NULL);
-    /* The launcher stops the other PEs, which may be waiting for this one
-     * anywhere, and exits with status; the exit below is then not a
-     * failure it reports. */
+    /* Where the launcher would not stop the other PEs, which may be waiting
+     * for this one anywhere or computing, they are told to leave with
+     * status; then the launcher ends the job with it (core/peer_loss.c). */
+    aos__peer_tell_exit(status);
     aos__bootstrap_global_exit(&aos__rt, status);
     _exit(status);
 }

@@ -9,7 +9,8 @@
 # its PMIx plugin the test says why and is skipped (exit 77).
 #
 # usage: netns_slurm.sh run "K..." PROG [ARGS...]  PROG at K PEs per host, for each K
-#        netns_slurm.sh failures VICTIM AOS_INFO     a PE killed, a PE failing, scancel
+#        netns_slurm.sh failures VICTIM AOS_INFO     a PE killed, a PE failing, a global
+#                                                   exit, scancel
 set -u
 mode=$1
 shift
@@ -177,6 +178,20 @@ failures)
     # On one host Slurm's PMIx server sees its client go without finalizing
     # and cancels the step.
     JOB_NODES=1 job exit_1node nonzero 20 "" 2 "$VICTIM" exit 1 5
+    # aos_global_exit(S) from one PE: every PE leaves with S, the others
+    # waiting in a barrier or computing without calling aos, on both hosts
+    # and on one; 0 too, which Slurm would not take from PMIx_Abort
+    # (core/peer_loss.c). No survivor takes the caller's exit for a death.
+    job gexit0 0 20 "" 2 "$VICTIM" gexit 3 0
+    job gexit0_busy 0 20 "" 2 "$VICTIM" gexitbusy 3 0
+    job gexit0_busy_1x 0 20 "" 1 "$VICTIM" gexitbusy 1 0
+    JOB_NODES=1 job gexit0_1node 0 20 "" 2 "$VICTIM" gexitbusy 1 0
+    job gexit7 7 20 "" 2 "$VICTIM" gexit 3 7
+    job gexit7_busy 7 20 "" 2 "$VICTIM" gexitbusy 0 7
+    for name in gexit0 gexit0_busy gexit0_busy_1x gexit0_1node gexit7 gexit7_busy; do
+        ! grep -q "lost PE" "$out/$name.out" ||
+            fail "$name: a PE took the global exit for a loss: $(cat "$out/$name.out")"
+    done
     # scancel of a hung job ends it on both hosts.
     in_a srun -N 2 -n 4 --overcommit --mpi=pmix --job-name=hang --time=5 "$VICTIM" hang \
         >"$out/hang.out" 2>&1 &

@@ -4,6 +4,9 @@
  *   kill PE     PE sends itself SIGKILL mid-run; the others wait in a barrier
  *   segv PE     PE dereferences NULL mid-run
  *   exit PE [S] PE exits with status S (3) mid-run
+ *   gexit PE S  PE calls aos_global_exit(S) mid-run; the others wait in a barrier
+ *   gexitbusy PE S  the same while the others compute and call nothing of aos
+ *               (for at most 60 s, then they exit 9: stopped by nobody)
  *   nofinal PE  PE returns 0 without aos_finalize
  *   hang        every PE waits for a word nobody writes
  *   noinit PE   PE exits 0 before aos_init; the others call it
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "aos.h"
@@ -70,6 +74,18 @@ int main(int argc, char **argv)
             exit(argc > 3 ? atoi(argv[3]) : 3);
         if (strcmp(mode, "nofinal") == 0)
             return 0;
+        if (strcmp(mode, "gexit") == 0 || strcmp(mode, "gexitbusy") == 0) {
+            usleep(200 * 1000); /* the others are waiting or computing by then */
+            aos_global_exit(argc > 3 ? atoi(argv[3]) : 0);
+        }
+    }
+    if (strcmp(mode, "gexitbusy") == 0) {
+        volatile uint64_t sum = 0;
+        time_t end = time(NULL) + 60;
+        while (time(NULL) < end)
+            for (int i = 0; i < 1000000; i++)
+                sum += (uint64_t)i;
+        return 9;
     }
     if (strcmp(mode, "hang") == 0)
         aos_wait_until_u64(&never, AOS_CMP_EQ, 1);

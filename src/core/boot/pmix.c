@@ -440,8 +440,17 @@ static int pmix_barrier(struct aos__runtime *rt)
 static void pmix_global_exit(struct aos__runtime *rt, int status)
 {
     (void)rt;
-    /* The server stops every process of the job; the caller exits after. */
-    (void)PMIx_Abort(status, "aos_global_exit", NULL, 0);
+    /* The other PEs were told and leave with status (core/peer_loss.c).
+     * A non-zero status also goes to the server, which stops every process
+     * of the job and makes status the job's (mpirun, srun) should one not
+     * leave. Status 0 may not: Slurm kills the step on any PMIx_Abort,
+     * whatever its status, and then reports the killed tasks' 137. So this
+     * PE finalizes instead, as any PE that ends well (a client that goes
+     * without finalizing fails the step too); the caller exits after. */
+    if (status != 0)
+        (void)PMIx_Abort(status, "aos_global_exit", NULL, 0);
+    else
+        (void)PMIx_Finalize(NULL, 0);
 }
 
 static void pmix_stop(struct aos__runtime *rt, int finalized)
