@@ -127,6 +127,61 @@ if [ "$HAVE_UCX" = 1 ]; then
     done
     run hosts_kill 137 30 "host b: PE 2 \(pid [0-9]+\) was killed by signal 9" -- --hosts a:2,b:1 --rsh "$LRSH" "$VICTIM" kill 2
     run hosts_timeout 124 30 "timeout after 1 s" -- --hosts a:1,b:1 --rsh "$LRSH" --timeout 1 "$VICTIM" hang
+    # The PEs' output reaches a reader that starts late, whole (the root
+    # holds it; the daemons once gave up after 3 s and the job failed).
+    start=$(date +%s)
+    env "$tag" "$AOSRUN" --hosts a:1,b:1 --rsh "$LRSH" "$VICTIM" flood 300 2>"$out/slow_reader.err" |
+        { sleep 5; cat; } >"$out/slow_reader.out"
+    [ "$(wc -c <"$out/slow_reader.out")" = $((2 * (300 * 1024 + 13))) ] &&
+        [ "$(grep -c flooded "$out/slow_reader.out")" = 2 ] ||
+        fail "slow_reader: $(wc -c <"$out/slow_reader.out") bytes: $(cat "$out/slow_reader.err")"
+    echo "ok slow_reader: in $(($(date +%s) - start)) s"
+    # A stdout nobody reads keeps neither --timeout nor SIGTERM from ending
+    # the job in time (the root once blocked writing it).
+    start=$(date +%s%N)
+    { env "$tag" "$AOSRUN" --hosts a:1,b:1 --rsh "$LRSH" --timeout 2 "$VICTIM" floodhang 300 \
+        2>"$out/stuck_reader.err"; echo $? >"$out/stuck_reader.rc"; } | sleep 12
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    [ "$(cat "$out/stuck_reader.rc")" = 124 ] && grep -q "output are dropped" "$out/stuck_reader.err" ||
+        fail "stuck_reader: status $(cat "$out/stuck_reader.rc"): $(cat "$out/stuck_reader.err")"
+    echo "ok stuck_reader: status 124 (pipeline ${ms} ms)"
+    [ -z "$(pe_procs)" ] || fail "stuck_reader: PE processes survive: $(pe_procs)"
+    # Started with stdin and stdout closed, the root's own descriptors must
+    # not take their numbers (PE output once went into a host's channel).
+    env "$tag" "$AOSRUN" --hosts a:1,b:1 --rsh "$LRSH" "$VICTIM" ranks <&- >&- 2>"$out/closed_stdio.err" ||
+        fail "closed_stdio: status $?: $(cat "$out/closed_stdio.err")"
+    echo "ok closed_stdio"
+    # A remote shell that greets on stdout before the command, or says
+    # goodbye after it: told apart from a daemon's frames.
+    printf '#!/bin/sh\necho "Welcome to $1."\nexec sh "%s" "$@"\n' "$LRSH" >"$out/banner_rsh.sh"
+    printf '#!/bin/sh\nsh "%s" "$@"\nrc=$?\necho "Connection to $1 closed."\nexit $rc\n' "$LRSH" \
+        >"$out/goodbye_rsh.sh"
+    run hosts_banner 1 30 "host a: the remote shell wrote to its stdout before the daemon started \('Welcome to a\.'\)" \
+        -- --hosts a:1,b:1 --rsh "sh $out/banner_rsh.sh" "$VICTIM" ok
+    grep -q "was killed by signal" "$out/hosts_banner.err" && fail "hosts_banner: reports its own kill: $(cat "$out/hosts_banner.err")"
+    run hosts_goodbye 0 30 "" -- --hosts a:1,b:1 --rsh "sh $out/goodbye_rsh.sh" "$VICTIM" ok
+    # A daemon that stops (SIGSTOP here; a frozen host or a cut link looks
+    # the same) is reported after 10 s of silence and the job ends.
+    start=$(date +%s)
+    env "$tag" "$AOSRUN" --hosts a:1,b:1 --rsh "$LRSH" "$VICTIM" hang >/dev/null 2>"$out/stopped.err" &
+    pid=$!
+    daemon=
+    for i in $(seq 50); do
+        for p in $(pe_procs); do
+            [ "$(cat "/proc/$p/comm" 2>/dev/null)" = aosrun ] &&
+                tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "--daemon" && daemon=$p && break
+        done
+        [ -n "$daemon" ] && grep -lsxzF "AOS_RANK=0" /proc/[0-9]*/environ >/dev/null && break
+        sleep 0.2
+    done
+    if [ -n "$daemon" ]; then kill -STOP "$daemon"; else fail "stopped_daemon: no daemon"; kill $pid; fi
+    wait $pid
+    got=$?
+    [ "$got" = 1 ] && grep -Eq "the daemon \(pid $daemon\) has sent nothing for 10 s" "$out/stopped.err" ||
+        fail "stopped_daemon: status $got: $(cat "$out/stopped.err")"
+    sleep 0.3
+    [ -z "$(pe_procs)" ] || fail "stopped_daemon: processes survive: $(pe_procs)"
+    echo "ok stopped_daemon: status $got in $(($(date +%s) - start)) s"
     unset UCX_TLS UCX_NET_DEVICES UCX_MEM_EVENTS
 fi
 run hosts_unreachable 1 30 "host b: cannot start the daemon: 'false b \.\.\.' exited with status 1 before the daemon was ready" -- --hosts a:1,b:1 --rsh false "$VICTIM" ok

@@ -9,6 +9,8 @@
  *               (for at most 60 s, then they exit 9: stopped by nobody)
  *   nofinal PE  PE returns 0 without aos_finalize
  *   hang        every PE waits for a word nobody writes
+ *   flood K     every PE prints K KiB of lines and "PE r flooded", finishes
+ *   floodhang K the same, then waits as hang
  *   noinit PE   PE exits 0 before aos_init; the others call it
  *   late PE     PE sleeps 10 minutes before aos_init; the others call it
  *   ranks       prints "rank R of N" and the node / cluster PE counts
@@ -87,7 +89,17 @@ int main(int argc, char **argv)
                 sum += (uint64_t)i;
         return 9;
     }
-    if (strcmp(mode, "hang") == 0)
+    if (strcmp(mode, "flood") == 0 || strcmp(mode, "floodhang") == 0) {
+        /* victim KiB of lines from every PE, then one line saying so */
+        char line[64];
+        memset(line, 'a' + me % 26, sizeof line - 1);
+        line[sizeof line - 1] = '\n';
+        for (int k = 0; k < victim * 16; k++)
+            fwrite(line, 1, sizeof line, stdout);
+        printf("PE %d flooded\n", me);
+        fflush(stdout);
+    }
+    if (strcmp(mode, "hang") == 0 || strcmp(mode, "floodhang") == 0)
         aos_wait_until_u64(&never, AOS_CMP_EQ, 1);
     if (strcmp(mode, "argv") == 0) {
         /* the words as the PE got them, brackets around each */

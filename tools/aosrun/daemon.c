@@ -28,6 +28,7 @@ struct daemon {
     struct aosrun_chan ch;
     int out_rd;      /* the PEs' stdout, read end; -1 at EOF */
     int root_gone;
+    long long alive_ms; /* when the root last heard ALIVE (or anything) */
     char name[AOSRUN_HOST_NAME_MAX];
     char prefix[AOSRUN_HOST_NAME_MAX + 16];
 };
@@ -138,6 +139,10 @@ static int up_pollfds(struct job *j, struct pollfd *fds, int max)
     int m = 0;
     if (d->root_gone || max < 3)
         return 0;
+    if (aosrun_now_ms() - d->alive_ms >= AOSRUN_ALIVE_MS) { /* the root judges silence */
+        send_up(j, AOSRUN_F_ALIVE, NULL, 0, NULL, 0);
+        d->alive_ms = aosrun_now_ms();
+    }
     fds[m++] = (struct pollfd){.fd = d->ch.in_fd, .events = POLLIN};
     if (aosrun_chan_pending(&d->ch) > 0)
         fds[m++] = (struct pollfd){.fd = d->ch.out_fd, .events = POLLOUT};
@@ -192,6 +197,11 @@ static void up_events(struct job *j, const struct pollfd *fds, int n)
     }
 }
 
+static long long up_wake_ms(struct job *j)
+{
+    return dmn(j)->root_gone ? -1 : dmn(j)->alive_ms + AOSRUN_ALIVE_MS;
+}
+
 static const struct aosrun_uplink daemon_uplink = {
     .hello = up_hello,
     .blob = up_blob,
@@ -201,6 +211,7 @@ static const struct aosrun_uplink daemon_uplink = {
     .start = up_start,
     .pollfds = up_pollfds,
     .events = up_events,
+    .wake_ms = up_wake_ms,
     .where = up_where,
 };
 
@@ -302,6 +313,7 @@ int aosrun_daemon_run(struct aosrun_options *o)
     j.ctx = &d;
     j.pe_stdout = out[1];
     d.out_rd = out[0];
+    d.alive_ms = aosrun_now_ms();
     status = aosrun_job_run(&j);
     /* What the PEs printed last, then the end. */
     long long until = aosrun_now_ms() + OUT_DRAIN_MS;

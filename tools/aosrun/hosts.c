@@ -20,9 +20,27 @@
 #include "chan.h"
 #include "job.h"
 
+/* The hosts of a job: the uplink polls each one's channel and stdout. */
+#define MAX_HOSTS (AOSRUN_UPLINK_FDS - 1)
+
 /* After the job began to stop (or every PE ended): how long a daemon has
  * to finish before its remote shell is killed. */
 #define DAEMON_GRACE_MS 3000
+/* A daemon that has not said READY this long after its remote shell
+ * started, or that has sent nothing (not even its AOSRUN_F_ALIVE, every
+ * AOSRUN_ALIVE_MS) this long since, is reported and the job stops: a
+ * remote shell waiting for a password or a host key, a stopped daemon,
+ * a frozen host or a cut link. */
+#define DAEMON_START_MS 60000
+#define DAEMON_SILENT_MS 10000
+/* The PEs' output the root holds for a slow stdout; beyond, it stops
+ * reading the daemons (whose PEs then block, as on a slow terminal). */
+#define OUT_HELD_MAX (64u << 20)
+/* At the end, how long stdout may take nothing before the rest of the
+ * output is dropped: after a failure (a timeout, a signal, a PE's death:
+ * the report is out, the user waits for the status), and after success. */
+#define OUT_STALL_FAILED_MS 1000
+#define OUT_STALL_MS 10000
 
 extern char **environ;
 
@@ -37,6 +55,16 @@ struct host {
     int done;           /* DONE came: every PE of this host ended */
     int killed;         /* the root killed its remote shell */
     int32_t daemon_pid;
+    long long heard_ms; /* when it started, or last sent anything */
+};
+
+/* The PEs' output on its way to the root's stdout, which is written only
+ * when poll says it takes more: a reader that stops does not stop the
+ * root's timers, signals and reports. */
+struct held_output {
+    char *data;
+    size_t off, len, cap;
+    int dropped; /* stdout failed: nobody reads it */
 };
 
 struct root {
@@ -47,6 +75,8 @@ struct root {
     int nrsh;
     char prefix[AOSRUN_HOST_NAME_MAX + 16];
     long long stop_ms;  /* when the job began to stop, or 0 */
+    struct held_output out;
+    int reading;        /* the daemons' channels are read (out below its most) */
 };
 
 static struct root *rt(const struct job *j)
@@ -253,6 +283,7 @@ static void up_start(struct job *j, const sigset_t *old)
             return;
         h->pid = pid;
         h->open = 1;
+        h->heard_ms = aosrun_now_ms();
         aosrun_chan_init(&h->ch, sock, sock);
         send_start(j, h, i);
     }
@@ -334,7 +365,8 @@ static void on_end(struct job *j, const struct aosrun_f_end *m)
     aosrun_job_judge_end(j, m->rank, m->wait_status);
 }
 
-static void write_out(const char *p, size_t len)
+/* Blocking writes to stdout: the fallback when no memory holds output. */
+static void write_out_now(const char *p, size_t len)
 {
     while (len > 0) {
         ssize_t n = write(STDOUT_FILENO, p, len);
@@ -345,6 +377,76 @@ static void write_out(const char *p, size_t len)
         p += n;
         len -= (size_t)n;
     }
+}
+
+static void hold_output(struct held_output *o, const char *p, size_t len)
+{
+    if (o->dropped)
+        return;
+    if (o->off > 0 && o->off == o->len)
+        o->off = o->len = 0;
+    if (o->len + len > o->cap) {
+        size_t want = o->len - o->off + len, cap = o->cap ? o->cap : 65536;
+        while (cap < want)
+            cap *= 2;
+        char *bigger = malloc(cap);
+        if (bigger == NULL) { /* as before holding: in order, blocking */
+            write_out_now(o->data + o->off, o->len - o->off);
+            o->off = o->len = 0;
+            write_out_now(p, len);
+            return;
+        }
+        memcpy(bigger, o->data + o->off, o->len - o->off);
+        free(o->data);
+        o->data = bigger;
+        o->len -= o->off;
+        o->off = 0;
+        o->cap = cap;
+    }
+    memcpy(o->data + o->len, p, len);
+    o->len += len;
+}
+
+static size_t held(const struct held_output *o)
+{
+    return o->dropped ? 0 : o->len - o->off;
+}
+
+/* One write of what stdout takes now: after poll said POLLOUT, at most
+ * PIPE_BUF bytes, which a pipe takes whole without blocking. */
+static void write_held(struct held_output *o)
+{
+    size_t len = held(o) < PIPE_BUF ? held(o) : PIPE_BUF;
+    ssize_t n = len > 0 ? write(STDOUT_FILENO, o->data + o->off, len) : 0;
+    if (n > 0)
+        o->off += (size_t)n;
+    else if (n < 0 && errno != EINTR && errno != EAGAIN)
+        o->dropped = 1; /* nobody reads our stdout: the output is lost, not the job */
+}
+
+/* The job is over: what is held goes out while stdout takes it, until it
+ * has taken nothing for stall_ms. */
+static void flush_held(struct held_output *o, int stall_ms)
+{
+    long long last = aosrun_now_ms();
+    while (held(o) > 0) {
+        long long left = last + stall_ms - aosrun_now_ms();
+        struct pollfd pf = {.fd = STDOUT_FILENO, .events = POLLOUT};
+        int r = left > 0 ? poll(&pf, 1, (int)left) : 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            fprintf(stderr, "aosrun: stdout took nothing for %.0f s: %zu bytes of the PEs' "
+                            "output are dropped\n", stall_ms / 1000.0, held(o));
+            break;
+        }
+        size_t before = held(o);
+        write_held(o);
+        if (held(o) < before)
+            last = aosrun_now_ms();
+    }
+    free(o->data);
+    *o = (struct held_output){0};
 }
 
 static int in_range(const struct host *h, int32_t rank)
@@ -390,7 +492,9 @@ static int on_frame(struct job *j, struct host *h, const struct aosrun_frame *f,
             return -1;
         on_end(j, &m);
     } else if (f->type == AOSRUN_F_OUT) {
-        write_out(p, f->len);
+        hold_output(&rt(j)->out, p, f->len);
+    } else if (f->type == AOSRUN_F_ALIVE) {
+        /* (heard: read_host notes the time of every read) */
     } else if (f->type == AOSRUN_F_FAIL && f->len == sizeof(int32_t)) {
         int32_t status;
         memcpy(&status, p, sizeof status);
@@ -437,22 +541,49 @@ static void host_over(struct job *j, struct host *h)
     aosrun_job_fail(j, 1, -1);
 }
 
+/* Something that is no frame of ours came from the host: says what it
+ * looked like, kills the remote shell, fails the job. */
+static void garbled(struct job *j, struct host *h)
+{
+    if (!h->ready) {
+        /* Its first line, printable: a login banner or a shell's greeting. */
+        char seen[61];
+        size_t n = 0, avail = h->ch.in_len - h->ch.in_off;
+        for (size_t i = 0; i < avail && n < sizeof seen - 1; i++) {
+            char c = h->ch.in[h->ch.in_off + i];
+            if ((c == '\n' || c == '\r') && n > 0)
+                break;
+            seen[n++] = c >= 32 && c < 127 ? c : '.';
+        }
+        seen[n] = '\0';
+        fprintf(stderr, "aosrun: host %s: the remote shell wrote to its stdout before the "
+                        "daemon started ('%s'): a login banner or message? aosrun needs a "
+                        "remote shell whose stdout is the command's alone\n", h->name, seen);
+    } else {
+        fprintf(stderr, "aosrun: host %s: the daemon sent a message this aosrun does not "
+                        "expect (another version, or not an aosrun daemon?)\n", h->name);
+    }
+    close_host(h);
+    if (h->pid != 0) {
+        h->killed = 1; /* reported here, not as a death of its own */
+        kill(-h->pid, SIGKILL);
+    }
+    aosrun_job_fail(j, 1, -1);
+}
+
 static void read_host(struct job *j, struct host *h)
 {
     aosrun_chan_read(&h->ch);
+    h->heard_ms = aosrun_now_ms();
     struct aosrun_frame f;
     const char *p;
     int r;
-    while (h->open && (r = aosrun_chan_next(&h->ch, &f, &p)) != 0) {
-        if (r < 0 || on_frame(j, h, &f, p) != 0) {
-            fprintf(stderr, "aosrun: host %s: the daemon sent a message this aosrun does not "
-                            "expect (another version, or not an aosrun daemon?)\n", h->name);
-            close_host(h);
-            if (h->pid != 0)
-                kill(-h->pid, SIGKILL);
-            aosrun_job_fail(j, 1, -1);
-        }
+    while (h->open && !h->done && (r = aosrun_chan_next(&h->ch, &f, &p)) != 0) {
+        if (r < 0 || on_frame(j, h, &f, p) != 0)
+            garbled(j, h);
     }
+    if (h->open && h->done) /* after DONE: no frames; what a remote shell adds is not ours */
+        h->ch.in_off = h->ch.in_len = 0;
     if (h->open && h->ch.eof) {
         close_host(h);
         if (!h->done && !h->killed)
@@ -498,6 +629,8 @@ static void up_signal(struct job *j, int sig)
     }
 }
 
+static void check_silence(struct job *j);
+
 static int up_pollfds(struct job *j, struct pollfd *fds, int max)
 {
     struct root *r = rt(j);
@@ -508,15 +641,64 @@ static int up_pollfds(struct job *j, struct pollfd *fds, int max)
         j->kill_at_ms = aosrun_now_ms() + DAEMON_GRACE_MS;
         r->stop_ms = aosrun_now_ms();
     }
+    /* Output held for stdout, and beyond its most the channels unread (as
+     * a daemon stops reading its PEs). Their silence then is not theirs. */
+    int reading = held(&r->out) < OUT_HELD_MAX;
+    for (int i = 0; reading && !r->reading && i < r->nhosts; i++)
+        r->h[i].heard_ms = aosrun_now_ms();
+    r->reading = reading;
+    check_silence(j);
+    if (held(&r->out) > 0 && m < max)
+        fds[m++] = (struct pollfd){.fd = STDOUT_FILENO, .events = POLLOUT};
     for (int i = 0; i < r->nhosts && m < max; i++) {
         struct host *h = &r->h[i];
-        if (!h->open)
-            continue;
-        fds[m++] = (struct pollfd){
-            .fd = h->ch.in_fd,
-            .events = (short)(POLLIN | (aosrun_chan_pending(&h->ch) > 0 ? POLLOUT : 0))};
+        short events = (short)((reading ? POLLIN : 0) |
+                               (aosrun_chan_pending(&h->ch) > 0 ? POLLOUT : 0));
+        if (h->open && events != 0)
+            fds[m++] = (struct pollfd){.fd = h->ch.in_fd, .events = events};
     }
     return m;
+}
+
+/* A daemon that never starts, or that goes silent: reported, and the job
+ * stops. Its remote shell is killed: a stopped or cut-off daemon would
+ * never go by itself. */
+static void check_silence(struct job *j)
+{
+    struct root *r = rt(j);
+    long long now = aosrun_now_ms();
+    for (int i = 0; r->reading && i < r->nhosts; i++) {
+        struct host *h = &r->h[i];
+        if (!h->open || h->done || h->killed)
+            continue;
+        if (!h->ready && now - h->heard_ms >= DAEMON_START_MS)
+            fprintf(stderr, "aosrun: host %s: no daemon after %d s: the remote shell '%s %s' "
+                            "has not started it (waiting for a password or a host key? aosrun "
+                            "needs a remote shell that asks nothing); stopping the job\n",
+                    h->name, DAEMON_START_MS / 1000, r->rsh[0], h->name);
+        else if (h->ready && now - h->heard_ms >= DAEMON_SILENT_MS)
+            fprintf(stderr, "aosrun: host %s: the daemon (pid %d) has sent nothing for %d s "
+                            "(stopped, or the host or its link is down); stopping the job\n",
+                    h->name, (int)h->daemon_pid, DAEMON_SILENT_MS / 1000);
+        else
+            continue;
+        close_host(h);
+        if (h->pid != 0) {
+            h->killed = 1;
+            kill(-h->pid, SIGKILL);
+        }
+        forget_pes(j, h);
+        aosrun_job_fail(j, 1, -1);
+    }
+}
+
+static long long up_wake_ms(struct job *j)
+{
+    struct root *r = rt(j);
+    for (int i = 0; i < r->nhosts; i++)
+        if (r->h[i].open && !r->h[i].done)
+            return aosrun_now_ms() + AOSRUN_ALIVE_MS; /* look again then */
+    return -1;
 }
 
 static void up_events(struct job *j, const struct pollfd *fds, int n)
@@ -525,6 +707,13 @@ static void up_events(struct job *j, const struct pollfd *fds, int n)
     for (int k = 0; k < n; k++) {
         if (fds[k].revents == 0)
             continue;
+        if (fds[k].fd == STDOUT_FILENO) {
+            if (fds[k].revents & (POLLERR | POLLHUP | POLLNVAL))
+                r->out.dropped = 1; /* nobody reads it */
+            else
+                write_held(&r->out);
+            continue;
+        }
         for (int i = 0; i < r->nhosts; i++) {
             struct host *h = &r->h[i];
             if (!h->open || h->ch.in_fd != fds[k].fd)
@@ -553,6 +742,7 @@ static const struct aosrun_uplink root_uplink = {
     .pollfds = up_pollfds,
     .events = up_events,
     .busy = up_busy,
+    .wake_ms = up_wake_ms,
     .where = where,
 };
 
@@ -562,8 +752,8 @@ int aosrun_hosts_run(struct aosrun_options *o)
     r.nhosts = parse_hosts(o->hosts, &r.h);
     if (r.nhosts < 0)
         return 2;
-    if (r.nhosts > AOSRUN_UPLINK_FDS) {
-        fprintf(stderr, "aosrun: --hosts: at most %d hosts\n", AOSRUN_UPLINK_FDS);
+    if (r.nhosts > MAX_HOSTS) {
+        fprintf(stderr, "aosrun: --hosts: at most %d hosts\n", MAX_HOSTS);
         free(r.h);
         return 2;
     }
@@ -591,9 +781,11 @@ int aosrun_hosts_run(struct aosrun_options *o)
     j.up = &root_uplink;
     j.ctx = &r;
     j.node = -1;
+    r.reading = 1;
     status = aosrun_job_run(&j);
     for (int i = 0; i < r.nhosts; i++)
         close_host(&r.h[i]);
+    flush_held(&r.out, status != 0 ? OUT_STALL_FAILED_MS : OUT_STALL_MS);
 out:
     if (r.rsh != NULL && r.nrsh > 0)
         free(r.rsh[0]);

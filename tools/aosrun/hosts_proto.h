@@ -22,8 +22,11 @@
  *  daemon -> root: EXIT (a PE's aos_global_exit), END (a PE ended: wait
  *                  status, whether it said hello and bye), OUT (bytes the
  *                  PEs wrote to stdout), FAIL (the daemon stopped its PEs
- *                  for a reason it reported on stderr), DONE (every local
- *                  PE has ended; the last frame).
+ *                  for a reason it reported on stderr), ALIVE (nothing,
+ *                  every AOSRUN_ALIVE_MS: a daemon that goes silent is
+ *                  stopped or cut off), DONE (every local PE has ended;
+ *                  the last frame: what comes after, such as a remote
+ *                  shell's parting words, is no frame).
  *  root -> daemon: STOP (signal the local PEs; the daemon escalates to
  *                  SIGKILL itself). EOF: the root is gone, the daemon kills
  *                  its PEs and exits. */
@@ -34,7 +37,7 @@
 
 #include "core/boot_proto.h"
 
-#define AOSRUN_HOSTS_MAGIC 0x616f73484f535431ull /* "aosHOST1" */
+#define AOSRUN_HOSTS_MAGIC 0x616f73484f535432ull /* "aosHOST2" */
 /* The largest payload: a blob and its rank. */
 #define AOSRUN_FRAME_MAX (AOS__BOOT_BLOB_MAX + 64u)
 #define AOSRUN_HOST_NAME_MAX 256
@@ -50,7 +53,10 @@ enum aosrun_frame_type {
     AOSRUN_F_FAIL,      /* daemon -> root: int32_t exit status */
     AOSRUN_F_DONE,      /* daemon -> root: empty */
     AOSRUN_F_STOP,      /* root -> daemon: int32_t signal */
+    AOSRUN_F_ALIVE,     /* daemon -> root: empty, every AOSRUN_ALIVE_MS */
 };
+/* How often a daemon tells the root it is alive (hosts.c judges silence). */
+#define AOSRUN_ALIVE_MS 1000
 
 struct aosrun_frame {
     uint32_t type;

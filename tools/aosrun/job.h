@@ -52,11 +52,14 @@ struct aosrun_uplink {
     void (*events)(struct job *j, const struct pollfd *fds, int n);
     /* nonzero while the job needs the loop though none of its PEs runs */
     int (*busy)(struct job *j);
+    /* when the uplink next needs the loop to come round (pollfds, events)
+     * though nothing happens, in aosrun_now_ms() time; -1: never */
+    long long (*wake_ms)(struct job *j);
     /* "host NAME: " before a message about PE rank, or "" */
     const char *(*where)(const struct job *j, int rank);
 };
 
-#define AOSRUN_UPLINK_FDS 16
+#define AOSRUN_UPLINK_FDS 17 /* the root: 16 hosts and its stdout */
 
 struct job {
     const struct aosrun_options *o;

@@ -1,8 +1,10 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "aosrun.h"
 
@@ -13,8 +15,9 @@ static void usage(FILE *f)
             "       aosrun [-n N] --hosts H1:N1,H2:N2... [--rsh CMD] [options] prog [args...]\n"
             "  -n N            number of PEs to start on this node (with --hosts: in all,\n"
             "                  which must be the sum of the host counts; may be left out)\n"
-            "  --hosts LIST    start Ni PEs on host Hi, ranks consecutive per host in the\n"
-            "                  order given; one aosrun daemon per host serves them\n"
+            "  --hosts LIST    start Ni PEs on host Hi (at most 16 hosts), ranks consecutive\n"
+            "                  per host in the order given; one aosrun daemon per host\n"
+            "                  serves them\n"
             "  --rsh CMD       the command that runs a command on a host, as\n"
             "                  'CMD HOST /path/of/aosrun --daemon ...' (default ssh; words\n"
             "                  split on blanks); every host needs aosrun and the program at\n"
@@ -26,7 +29,8 @@ static void usage(FILE *f)
             "When a PE fails the others are stopped and aosrun exits with its status.\n"
             "With --hosts the PEs start in this directory on every host and get the AOS_*,\n"
             "UCX_* and SHMEM_* variables set here; their stdout comes here, their stdin is\n"
-            "/dev/null. A host that cannot be reached or whose daemon dies stops the job.\n");
+            "/dev/null. A host that cannot be reached or whose daemon dies, or says nothing\n"
+            "for 10 s, stops the job.\n");
 }
 
 static void on_sigpipe(int sig)
@@ -39,6 +43,25 @@ void aosrun_catch_sigpipe(void)
     struct sigaction sa = {.sa_handler = on_sigpipe};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* Started with stdin, stdout or stderr closed, the descriptors aosrun opens
+ * next (its signal descriptor, a host's channel) would take those numbers,
+ * and output meant for the user would go into them: point the closed ones
+ * at /dev/null first. 0, or -1 when that fails. */
+static int open_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int nfd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (nfd != fd) { /* the lowest free number: fd itself */
+            if (nfd >= 0)
+                close(nfd);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 static int parse_int(const char *s, int *out)
@@ -55,6 +78,8 @@ static int parse_int(const char *s, int *out)
 int main(int argc, char **argv)
 {
     struct aosrun_options o = {.npes = 0, .bind = AOSRUN_BIND_CORE};
+    if (open_std_fds() != 0)
+        return 2; /* nowhere to say so */
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];

@@ -471,13 +471,16 @@ pid_t aosrun_job_spawn(struct job *j, int index, int death_sig, const sigset_t *
     return pid;
 }
 
-static int poll_timeout(const struct job *j)
+static int poll_timeout(struct job *j)
 {
     long long now = aosrun_now_ms(), next = -1;
     if (j->stopping)
         next = j->kill_at_ms;
     if (j->deadline_ms && (next < 0 || j->deadline_ms < next))
         next = j->deadline_ms;
+    long long up = j->up != NULL && j->up->wake_ms != NULL ? j->up->wake_ms(j) : -1;
+    if (up >= 0 && (next < 0 || up < next))
+        next = up;
     if (next < 0)
         return -1;
     if (next <= now)
