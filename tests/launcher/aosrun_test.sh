@@ -187,6 +187,11 @@ fi
 run hosts_unreachable 1 30 "host b: cannot start the daemon: 'false b \.\.\.' exited with status 1 before the daemon was ready" -- --hosts a:1,b:1 --rsh false "$VICTIM" ok
 run hosts_mismatch 2 2 "-n 3 but --hosts 'a:1,b:1' has 2 PEs" -- -n 3 --hosts a:1,b:1 "$VICTIM" ok
 run hosts_badlist 2 2 "expected HOST:COUNT" -- --hosts a:1,b "$VICTIM" ok
+run hosts_blank_count 2 2 "expected HOST:COUNT" -- --hosts "a: 1" "$VICTIM" ok
+run hosts_long_name 2 2 "longer than 255 characters" -- --hosts "$(printf '%0300d' 0):1" "$VICTIM" ok
+# An IPv6 address, bare or in brackets: the count follows the last colon.
+run hosts_ipv6 1 30 "host ::1: cannot start the daemon" -- --hosts "[::1]:1,fe80::1:1" --rsh false "$VICTIM" ok
+grep -q "host fe80::1: cannot start" "$out/hosts_ipv6.err" || fail "hosts_ipv6: $(cat "$out/hosts_ipv6.err")"
 run cluster 0 20 "" -- -n 3 --bind cluster "$VICTIM" ranks
 run unbound 0 20 "" -- -n 3 --bind none "$VICTIM" ranks
 grep -q "rank 2 of 3 node 3" "$out/unbound.out" || fail "ranks: $(cat "$out/unbound.out")"

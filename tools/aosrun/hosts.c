@@ -107,11 +107,24 @@ static int parse_hosts(const char *spec, struct host **out)
     for (const char *c = spec;;) {
         const char *comma = strchr(c, ',');
         size_t len = comma ? (size_t)(comma - c) : strlen(c);
-        const char *colon = memchr(c, ':', len);
+        /* The count follows the last colon: an IPv6 address has colons of
+         * its own, and may come in brackets ([::1]:4). */
+        const char *colon = memrchr(c, ':', len), *name = c;
+        size_t name_len = colon ? (size_t)(colon - c) : 0;
+        if (name_len >= 2 && name[0] == '[' && name[name_len - 1] == ']') {
+            name++;
+            name_len -= 2;
+        }
         char *end = NULL;
-        long count = colon ? strtol(colon + 1, &end, 10) : 0;
-        if (colon == NULL || colon == c || end != c + len || count < 1 || count > 4096 ||
-            (size_t)(colon - c) >= sizeof h[n].name || (total += (int)count) > 4096) {
+        long count = colon && colon[1] >= '0' && colon[1] <= '9' ? strtol(colon + 1, &end, 10) : 0;
+        if (name_len >= sizeof h[n].name) {
+            fprintf(stderr, "aosrun: --hosts: host name '%.*s...' longer than %zu characters\n",
+                    40, name, sizeof h[n].name - 1);
+            free(h);
+            return -1;
+        }
+        if (colon == NULL || name_len == 0 || end != c + len || count < 1 || count > 4096 ||
+            (total += (int)count) > 4096) {
             fprintf(stderr,
                     "aosrun: --hosts '%s': expected HOST:COUNT[,HOST:COUNT...] with counts "
                     "from 1 and at most 4096 PEs in all (at '%.*s')\n",
@@ -119,7 +132,7 @@ static int parse_hosts(const char *spec, struct host **out)
             free(h);
             return -1;
         }
-        memcpy(h[n].name, c, (size_t)(colon - c));
+        memcpy(h[n].name, name, name_len);
         h[n].count = (int)count;
         h[n].first = n > 0 ? h[n - 1].first + h[n - 1].count : 0;
         n++;
