@@ -77,6 +77,7 @@ struct root {
     long long stop_ms;  /* when the job began to stop, or 0 */
     struct held_output out;
     int reading;        /* the daemons' channels are read (out below its most) */
+    long long looked_ms; /* when check_silence last ran */
 };
 
 static struct root *rt(const struct job *j)
@@ -680,6 +681,13 @@ static void check_silence(struct job *j)
 {
     struct root *r = rt(j);
     long long now = aosrun_now_ms();
+    /* The loop comes round every AOSRUN_ALIVE_MS: a longer gap means this
+     * process was stopped (Ctrl-Z) or starved, and the daemons' silence
+     * meanwhile is its own. */
+    if (r->looked_ms != 0 && now - r->looked_ms > 3 * AOSRUN_ALIVE_MS)
+        for (int i = 0; i < r->nhosts; i++)
+            r->h[i].heard_ms = now;
+    r->looked_ms = now;
     for (int i = 0; r->reading && i < r->nhosts; i++) {
         struct host *h = &r->h[i];
         if (!h->open || h->done || h->killed)
