@@ -182,6 +182,18 @@ if [ "$HAVE_UCX" = 1 ]; then
     sleep 0.3
     [ -z "$(pe_procs)" ] || fail "stopped_daemon: processes survive: $(pe_procs)"
     echo "ok stopped_daemon: status $got in $(($(date +%s) - start)) s"
+    # The root itself stopped (Ctrl-Z) for longer than that and resumed:
+    # its own pause is no daemon's silence; the job ends well.
+    env "$tag" "$AOSRUN" --hosts a:1,b:1 --rsh "$LRSH" "$VICTIM" nap 3 >/dev/null 2>"$out/stopped_root.err" &
+    pid=$!
+    sleep 1
+    kill -STOP $pid
+    sleep 12
+    kill -CONT $pid
+    wait $pid
+    got=$?
+    [ "$got" = 0 ] || fail "stopped_root: status $got: $(cat "$out/stopped_root.err")"
+    echo "ok stopped_root: status $got"
     unset UCX_TLS UCX_NET_DEVICES UCX_MEM_EVENTS
 fi
 run hosts_unreachable 1 30 "host b: cannot start the daemon: 'false b \.\.\.' exited with status 1 before the daemon was ready" -- --hosts a:1,b:1 --rsh false "$VICTIM" ok

@@ -11,6 +11,7 @@
  *   hang        every PE waits for a word nobody writes
  *   flood K     every PE prints K KiB of lines and "PE r flooded", finishes
  *   floodhang K the same, then waits as hang
+ *   nap S       every PE sleeps S seconds between two barriers, then finishes
  *   noinit PE   PE exits 0 before aos_init; the others call it
  *   late PE     PE sleeps 10 minutes before aos_init; the others call it
  *   ranks       prints "rank R of N" and the node / cluster PE counts
@@ -26,6 +27,7 @@
 #include "aos.h"
 
 static uint64_t never;
+static volatile uint64_t busy_sum; /* work the compiler must keep */
 
 int main(int argc, char **argv)
 {
@@ -82,11 +84,10 @@ int main(int argc, char **argv)
         }
     }
     if (strcmp(mode, "gexitbusy") == 0) {
-        volatile uint64_t sum = 0;
         time_t end = time(NULL) + 60;
         while (time(NULL) < end)
             for (int i = 0; i < 1000000; i++)
-                sum += (uint64_t)i;
+                busy_sum += (uint64_t)i;
         return 9;
     }
     if (strcmp(mode, "flood") == 0 || strcmp(mode, "floodhang") == 0) {
@@ -99,6 +100,8 @@ int main(int argc, char **argv)
         printf("PE %d flooded\n", me);
         fflush(stdout);
     }
+    if (strcmp(mode, "nap") == 0)
+        sleep((unsigned)victim);
     if (strcmp(mode, "hang") == 0 || strcmp(mode, "floodhang") == 0)
         aos_wait_until_u64(&never, AOS_CMP_EQ, 1);
     if (strcmp(mode, "argv") == 0) {
