@@ -405,12 +405,14 @@ static void hold_output(struct held_output *o, const char *p, size_t len)
             cap *= 2;
         char *bigger = malloc(cap);
         if (bigger == NULL) { /* as before holding: in order, blocking */
-            write_out_now(o->data + o->off, o->len - o->off);
+            if (o->len > o->off)
+                write_out_now(o->data + o->off, o->len - o->off);
             o->off = o->len = 0;
             write_out_now(p, len);
             return;
         }
-        memcpy(bigger, o->data + o->off, o->len - o->off);
+        if (o->data != NULL) /* (memcpy from NULL is undefined, even of 0 bytes) */
+            memcpy(bigger, o->data + o->off, o->len - o->off);
         free(o->data);
         o->data = bigger;
         o->len -= o->off;
