@@ -12,6 +12,11 @@ static int pmix_started(void)
     return getenv("PMIX_NAMESPACE") != NULL && getenv("PMIX_RANK") != NULL;
 }
 
+int aos__boot_stops_always(void)
+{
+    return 1;
+}
+
 int aos__bootstrap_start(struct aos__runtime *rt)
 {
     const struct aos__boot *b = &aos__boot_single;

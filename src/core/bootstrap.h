@@ -35,10 +35,16 @@ struct aos__boot {
     int (*barrier)(struct aos__runtime *rt);
     /* Asks the launcher to stop every PE, the job ending with `status`. */
     void (*global_exit)(struct aos__runtime *rt, int status);
-    /* 1: the launcher itself stops the job when a PE ends without
-     * aos_finalize (aosrun); 0: it may not (srun without --kill-on-bad-exit),
-     * so a PE that loses a peer ends the job (core/peer_loss.c). */
-    int stops_on_loss;
+    /* 1: the launcher itself stops the job, with its own report, when a PE
+     * dies or ends without aos_finalize (aosrun; Open MPI's mpirun, which
+     * the pmix backend recognizes); a PE that loses a peer gives it time to
+     * (core/peer_loss.c). 0: it may not (srun without --kill-on-bad-exit),
+     * so such a PE ends the job at once. */
+    int (*stops_on_loss)(void);
+    /* 1: global_exit stops every PE, whatever the status (aosrun); 0: it
+     * may not (a PMIx server takes no abort with status 0), so
+     * aos_global_exit tells the other PEs first (core/peer_loss.c). */
+    int stops_on_exit;
     /* Ends the bootstrap: finalized 1 after aos_finalize (the launcher learns
      * this PE's exit is not a failure), 0 after a failed aos_init. */
     void (*stop)(struct aos__runtime *rt, int finalized);
@@ -59,6 +65,9 @@ int aos__bootstrap_barrier(struct aos__runtime *rt);
 /* Nothing when no bootstrap is running. */
 void aos__bootstrap_global_exit(struct aos__runtime *rt, int status);
 void aos__bootstrap_stop(struct aos__runtime *rt, int finalized);
+
+/* For backends whose launcher always stops the job on a loss. */
+int aos__boot_stops_always(void);
 
 /* The kernel this process runs under: a hash of its boot id, the same for
  * every "host" that is a container or network namespace of one machine,

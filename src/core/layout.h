@@ -101,7 +101,7 @@ struct aos__arena_header {
      * its launcher socket is not taken for one that never finalized. */
     uint64_t finalized;
     /* 0, or AOS__ENDED_BY_PEER | status: a PE called aos_global_exit(status)
-     * under a launcher that does not stop the job itself and told this PE
+     * under a launcher whose global exit may not stop every PE and told this PE
      * before it exited (core/peer_loss.c, which says what the other bits
      * mean). */
     uint32_t ended;

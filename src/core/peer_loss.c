@@ -1,5 +1,10 @@
-/* A lost peer ends the job when the launcher would not (core/peer_loss.h),
+/* A lost peer ends the job when the launcher does not (core/peer_loss.h),
  * and a global exit ends it with its status there.
+ *
+ * A launcher that stops a job whose PE died (aosrun, mpirun) reports it
+ * best: it knows which PE ended first and how. The PEs that lose their
+ * connection to it then wait a grace period for it before they report it
+ * themselves; the others report at once.
  *
  * Under aosrun the launcher stops every PE of a job one of them ended. A
  * PMIx launcher may not: Slurm ignores the status 0 of PMIx_Abort, kills the
@@ -25,6 +30,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "aos.h"
@@ -61,9 +67,78 @@ __attribute__((noreturn)) static void leave_told(struct aos__runtime *rt, uint32
     _exit(status);
 }
 
+/* The report of a loss; waited: the seconds this PE gave the launcher. */
+static void say_lost(const struct aos__runtime *rt, int pe, const char *why, int waited)
+{
+    fprintf(stderr,
+            "aos: PE %d: lost PE %d before it finalized (%s): it died or exited without "
+            "aos_finalize; ",
+            rt->me, pe, why);
+    if (waited != 0)
+        fprintf(stderr, "the launcher did not end the job within %d s: ending it\n", waited);
+    else
+        fprintf(stderr, "ending the job\n");
+}
+
+/* How long a launcher that stops the job itself has to do so once this PE
+ * lost a peer, before this PE says so and ends the job: the launcher's
+ * report, which names the PE that failed, comes first and alone (a PE that
+ * lost one the launcher killed next would name that one), and no PE waits
+ * forever on a lost one should the launcher not stop the job. */
+#define LAUNCHER_GRACE_S 5
+
+static struct {
+    int started; /* the first loss starts the thread */
+    int pe;
+    char why[128];
+} G;
+
+static void *grace(void *arg)
+{
+    struct aos__runtime *rt = arg;
+    (void)pthread_setname_np(pthread_self(), "aos-loss-grace"); /* for top -H, gdb */
+    struct timespec left = {LAUNCHER_GRACE_S, 0};
+    while (nanosleep(&left, &left) != 0) /* (signals are blocked: no EINTR) */
+        ;
+    /* Acquire: as in aos__peer_lost. */
+    uint32_t ended = aos__load_acquire(my_ended(rt));
+    if (ended & AOS__ENDED_BY_PEER)
+        leave_told(rt, ended);
+    say_lost(rt, G.pe, G.why, LAUNCHER_GRACE_S);
+    /* Outside the transport's progress: this exit tells the others. */
+    aos_global_exit(1);
+    return NULL;
+}
+
+/* Starts the grace thread for the first loss; 0 when it could not start. */
+static int start_grace(struct aos__runtime *rt, int pe, const char *why)
+{
+    if (aos__exchange_seq_cst(&G.started, 1) != 0)
+        return 1; /* running for an earlier loss */
+    G.pe = pe;
+    (void)snprintf(G.why, sizeof G.why, "%s", why);
+    /* Blocks every signal from birth, as the watcher does. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_t t;
+    int rc = pthread_attr_init(&attr);
+    if (rc == 0) {
+        (void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        rc = pthread_create(&t, &attr, grace, rt);
+        pthread_attr_destroy(&attr);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc == 0;
+}
+
 void aos__peer_lost(int pe, const char *why)
 {
     struct aos__runtime *rt = &aos__rt;
+    /* Relaxed: read by a global exit of this PE, which then does not tell
+     * the lost PE; one that reads 0 tries it, and that fails. */
+    aos__store_relaxed(&rt->peers[pe].lost, 1);
     /* Acquire: pairs with the compare-and-swap of a PE that called
      * aos_global_exit; it completed (the teller had its reply) before the
      * teller exited, so before any connection of the job could close. */
@@ -73,16 +148,18 @@ void aos__peer_lost(int pe, const char *why)
     /* Acquire: pairs with aos_finalize's release of leaving, set before this
      * PE's arrival at the last barrier, without which no peer can finish it
      * and close its end. */
-    if (aos__load_acquire(&rt->leaving) || rt->boot == NULL || rt->boot->stops_on_loss) {
+    if (aos__load_acquire(&rt->leaving) || rt->boot == NULL) {
         aos__debug("connection to PE %d closed: %s", pe, why);
         return;
     }
     if (aos__load_relaxed(&ending)) /* this PE's own global exit is under way */
         return;
-    fprintf(stderr,
-            "aos: PE %d: lost PE %d before it finalized (%s): it died or exited without "
-            "aos_finalize; ending the job\n",
-            rt->me, pe, why);
+    if (rt->boot->stops_on_loss()) {
+        aos__debug("lost PE %d (%s): the launcher stops the job", pe, why);
+        if (start_grace(rt, pe, why))
+            return;
+    }
+    say_lost(rt, pe, why, 0);
     /* Not told to the others: this runs inside the transport's progress,
      * which a remote atomic would re-enter; each survivor reports its own
      * loss, or the launcher stops it. */
@@ -95,7 +172,7 @@ void aos__peer_tell_exit(int status)
     struct aos__runtime *rt = &aos__rt;
     if (aos__exchange_seq_cst(&ending, 1) != 0)
         return; /* aos__peer_lost's own exit, or a second global exit */
-    if (!rt->initialized || rt->boot == NULL || rt->boot->stops_on_loss)
+    if (!rt->initialized || rt->boot == NULL || rt->boot->stops_on_exit)
         return;
     uint32_t told = AOS__ENDED_BY_PEER | ((uint32_t)status & AOS__ENDED_STATUS);
     uint64_t off = offsetof(struct aos__arena_header, ended);
@@ -104,7 +181,9 @@ void aos__peer_tell_exit(int status)
      * are ignored: a PE that cannot be reached is gone already. The first
      * teller wins; a second one's status reaches only PEs it told first. */
     for (int pe = 0; pe < rt->npes; pe++) {
-        if (pe == rt->me || rt->peers[pe].tp == &aos__transport_shm)
+        /* Relaxed: see aos__peer_lost. */
+        if (pe == rt->me || rt->peers[pe].tp == &aos__transport_shm ||
+            aos__load_relaxed(&rt->peers[pe].lost))
             continue;
         uint32_t old;
         (void)rt->peers[pe].tp->amo(pe, off, AOS_AMO_CAS, sizeof told, told, 0, &old, NULL);
@@ -144,7 +223,7 @@ static void *watch(void *arg)
 
 int aos__peer_watch_start(struct aos__runtime *rt)
 {
-    if (rt->boot == NULL || rt->boot->stops_on_loss)
+    if (rt->boot == NULL || rt->boot->stops_on_exit)
         return AOS_OK;
     int shared = 0;
     for (int pe = 0; pe < rt->npes; pe++)

@@ -19,13 +19,14 @@ struct aos__runtime;
  * while this PE is in aos_finalize is leaving normally, and one that called
  * aos_global_exit and told this PE so ended the job: this PE exits quietly
  * with that status. Otherwise the peer died or exited without aos_finalize:
- * every PE still waiting on it would wait forever, so unless the launcher
- * stops the job itself, this PE says so and ends the job
- * (aos_global_exit(1)). */
+ * every PE still waiting on it would wait forever, so this PE says so and
+ * ends the job (aos_global_exit(1)): at once, or, under a launcher that
+ * stops the job itself with its own report (boot->stops_on_loss), only if
+ * it has not done so within a few seconds. */
 void aos__peer_lost(int pe, const char *why);
 
 /* For aos_global_exit(status), before the bootstrap's global_exit: under a
- * launcher that does not stop the job itself (boot->stops_on_loss == 0),
+ * launcher whose global exit may not stop every PE (boot->stops_on_exit 0),
  * marks `ended` in every other PE's arena header, those of other nodes
  * first (a remote atomic completed before the next), then those of my node
  * (whose watcher it wakes). Nothing when aos is not running, when the
@@ -35,8 +36,8 @@ void aos__peer_tell_exit(int status);
 /* The thread that makes a PE of a node whose peer called aos_global_exit
  * leave with that status while its own threads compute and call nothing:
  * asleep on my header's `ended` until a PE of my node sets
- * AOS__ENDED_NOW. Started by aos_init under a launcher that does not stop
- * the job itself when other PEs share my node; stopped by aos_finalize
+ * AOS__ENDED_NOW. Started by aos_init under such a launcher when other
+ * PEs share my node; stopped by aos_finalize
  * after its barrier. */
 int aos__peer_watch_start(struct aos__runtime *rt);
 void aos__peer_watch_stop(struct aos__runtime *rt);

@@ -21,6 +21,7 @@ struct aos__peer {
     int host;                          /* the host it runs on (nodes without AOS_NODE_SIZE) */
     pid_t pid;
     uint64_t machine;                  /* the kernel it runs under (bootstrap.h), 0 unknown */
+    int lost;                          /* its connection failed (core/peer_loss.c) */
 };
 
 /* A buffer whose pages aos_seg_create_from moved into the arena. */

@@ -7,9 +7,10 @@
 # Without root, namespaces or Open MPI the test says why and is skipped
 # (exit 77).
 # usage: netns_mpirun.sh MPIRUN K PROG [ARGS...]   PROG at K PEs per host
-#        (mpirun must exit with $AOS_TEST_WANT, 0 when unset)
+#        (mpirun must exit with $AOS_TEST_WANT, 0 when unset, and its stderr
+#        match the extended regex $AOS_TEST_STDERR when set)
 set -u
-want=${AOS_TEST_WANT:-0}
+want=${AOS_TEST_WANT:-0} pattern=${AOS_TEST_STDERR:-}
 MPIRUN=$1 k=$2
 shift 2
 . "$(dirname "$0")/netns_lib.sh"
@@ -34,6 +35,7 @@ got=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 cat "$out/stdout"
 [ "$got" = "$want" ] || fail "mpirun exited $got, expected $want"
+[ -z "$pattern" ] || grep -Eq -e "$pattern" "$out/stderr" || fail "stderr lacks /$pattern/"
 ! grep -q "lost PE" "$out/stderr" || fail "a PE took another's global exit for a loss"
 check_clean mpirun
 if [ $fails = 0 ]; then

@@ -7,6 +7,7 @@
 # usage: run.sh MPIRUN NP STATUS STDERR_PATTERN PROG [ARGS...]
 #   STATUS          the exit status expected of mpirun: a number or "nonzero"
 #   STDERR_PATTERN  an extended regex mpirun's stderr must match ("" for none)
+#   AOS_TEST_STDERR_NOT  (environment) an extended regex it must not match
 # AOS_*, UCX_*, SHMEM_* and the sanitizers' variables reach the PEs (with
 # -x, as they would on other hosts).
 set -u
@@ -38,6 +39,9 @@ nonzero) [ "$got" != 0 ] || fail "mpirun exited 0, expected a failure" ;;
 esac
 if [ -n "$PATTERN" ] && ! grep -Eq -e "$PATTERN" "$out/stderr"; then
     fail "stderr lacks /$PATTERN/"
+fi
+if [ -n "${AOS_TEST_STDERR_NOT:-}" ] && grep -Eq -e "$AOS_TEST_STDERR_NOT" "$out/stderr"; then
+    fail "stderr has /$AOS_TEST_STDERR_NOT/"
 fi
 # Zombies have no environment and only wait for a reaper: live ones count.
 left=$(grep -lsxzF "$tag" /proc/[0-9]*/environ | sed 's|^/proc/\([0-9]*\)/environ$|\1|')

@@ -288,6 +288,7 @@ const struct aos__boot aos__boot_aosrun = {
     .allgather = aosrun_allgather,
     .barrier = aosrun_barrier,
     .global_exit = aosrun_global_exit,
-    .stops_on_loss = 1,
+    .stops_on_loss = aos__boot_stops_always,
+    .stops_on_exit = 1,
     .stop = aosrun_stop,
 };

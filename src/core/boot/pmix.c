@@ -453,6 +453,16 @@ static void pmix_global_exit(struct aos__runtime *rt, int status)
         (void)PMIx_Finalize(NULL, 0);
 }
 
+/* Open MPI's mpirun (ORTE, PRRTE) kills every process of a job when one
+ * dies or leaves without finalizing, and says which, on which host and how
+ * it ended; it marks the processes it starts with OMPI_COMM_WORLD_SIZE,
+ * which srun does not set. Slurm keeps a job whose task failed unless told
+ * (--kill-on-bad-exit), and other launchers are not known to stop it. */
+static int pmix_stops_on_loss(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") != NULL;
+}
+
 static void pmix_stop(struct aos__runtime *rt, int finalized)
 {
     (void)rt;
@@ -467,6 +477,7 @@ const struct aos__boot aos__boot_pmix = {
     .allgather = pmix_allgather,
     .barrier = pmix_barrier,
     .global_exit = pmix_global_exit,
-    .stops_on_loss = 0, /* Slurm keeps a job whose task failed unless told */
+    .stops_on_loss = pmix_stops_on_loss,
+    .stops_on_exit = 0,
     .stop = pmix_stop,
 };

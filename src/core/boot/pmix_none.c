@@ -58,5 +58,7 @@ const struct aos__boot aos__boot_pmix = {
     .allgather = pmix_none_allgather,
     .barrier = pmix_none_barrier,
     .global_exit = pmix_none_global_exit,
+    .stops_on_loss = aos__boot_stops_always, /* never started: no peer to lose */
+    .stops_on_exit = 1,
     .stop = pmix_none_stop,
 };

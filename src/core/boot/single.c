@@ -66,6 +66,7 @@ const struct aos__boot aos__boot_single = {
     .allgather = single_allgather,
     .barrier = single_barrier,
     .global_exit = single_global_exit,
-    .stops_on_loss = 1, /* there is no peer to lose */
+    .stops_on_loss = aos__boot_stops_always, /* there is no peer to lose */
+    .stops_on_exit = 1,
     .stop = single_stop,
 };
