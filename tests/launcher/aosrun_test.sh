@@ -194,6 +194,12 @@ if [ "$HAVE_UCX" = 1 ]; then
     got=$?
     [ "$got" = 0 ] || fail "stopped_root: status $got: $(cat "$out/stopped_root.err")"
     echo "ok stopped_root: status $got"
+    # A remote shell that never starts the daemon (one waiting for a
+    # password looks the same): reported after 60 s, the job stops, and
+    # the remote shell is killed.
+    printf '#!/bin/sh\n[ "$1" = b ] && exec sleep 600\nexec sh "%s" "$@"\n' "$LRSH" >"$out/silent_rsh.sh"
+    run hosts_never_started 1 62 "host b: no daemon after 60 s: the remote shell 'sh $out/silent_rsh.sh b' has not started it" \
+        -- --hosts a:1,b:1 --rsh "sh $out/silent_rsh.sh" "$VICTIM" ok
     unset UCX_TLS UCX_NET_DEVICES UCX_MEM_EVENTS
 fi
 run hosts_unreachable 1 30 "host b: cannot start the daemon: 'false b \.\.\.' exited with status 1 before the daemon was ready" -- --hosts a:1,b:1 --rsh false "$VICTIM" ok

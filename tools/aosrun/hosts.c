@@ -71,7 +71,8 @@ struct root {
     struct host *h;
     int nhosts;
     int *host_of;       /* rank -> index in h */
-    char **rsh;         /* the remote-shell command's words */
+    const char *rsh_line; /* the remote-shell command as given, for reports */
+    char **rsh;         /* its words */
     int nrsh;
     char prefix[AOSRUN_HOST_NAME_MAX + 16];
     long long stop_ms;  /* when the job began to stop, or 0 */
@@ -149,6 +150,7 @@ static int parse_hosts(const char *spec, struct host **out)
 static int split_rsh(struct root *r, const char *cmd)
 {
     size_t len = strlen(cmd);
+    r->rsh_line = cmd;
     r->rsh = calloc(len / 2 + 2, sizeof *r->rsh);
     char *copy = strdup(cmd);
     if (r->rsh == NULL || copy == NULL) {
@@ -550,7 +552,7 @@ static void host_over(struct job *j, struct host *h)
         fprintf(stderr,
                 "aosrun: host %s: cannot start the daemon: '%s %s ...' %s before the daemon "
                 "was ready; stopping the job\n",
-                h->name, rt(j)->rsh[0], h->name, how);
+                h->name, rt(j)->rsh_line, h->name, how);
     else
         fprintf(stderr, "aosrun: host %s: daemon (pid %d) %s before its PEs ended; stopping "
                         "the job\n", h->name, (int)h->daemon_pid, how);
@@ -698,7 +700,7 @@ static void check_silence(struct job *j)
             fprintf(stderr, "aosrun: host %s: no daemon after %d s: the remote shell '%s %s' "
                             "has not started it (waiting for a password or a host key? aosrun "
                             "needs a remote shell that asks nothing); stopping the job\n",
-                    h->name, DAEMON_START_MS / 1000, r->rsh[0], h->name);
+                    h->name, DAEMON_START_MS / 1000, r->rsh_line, h->name);
         else if (h->ready && now - h->heard_ms >= DAEMON_SILENT_MS)
             fprintf(stderr, "aosrun: host %s: the daemon (pid %d) has sent nothing for %d s "
                             "(stopped, or the host or its link is down); stopping the job\n",
