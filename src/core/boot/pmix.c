@@ -43,6 +43,10 @@ static int get_uint(const pmix_proc_t *who, const char *key, uint64_t *out)
     return rc;
 }
 
+/* mpirun marks the processes it starts with OMPI_COMM_WORLD_SIZE, which
+ * srun does not set (pmix_stops_on_loss). */
+static int started_by_mpirun;
+
 static int pmix_start(struct aos__runtime *rt)
 {
     pmix_status_t st = PMIx_Init(&myproc, NULL, 0);
@@ -66,6 +70,9 @@ static int pmix_start(struct aos__runtime *rt)
     rt->me = (int)myproc.rank;
     rt->npes = (int)size;
     rounds = 0;
+    /* Read here, not where a loss is taken (a progress thread, while the
+     * program may change its environment). */
+    started_by_mpirun = getenv("OMPI_COMM_WORLD_SIZE") != NULL;
     return AOS_OK;
 }
 
@@ -455,12 +462,11 @@ static void pmix_global_exit(struct aos__runtime *rt, int status)
 
 /* Open MPI's mpirun (ORTE, PRRTE) kills every process of a job when one
  * dies or leaves without finalizing, and says which, on which host and how
- * it ended; it marks the processes it starts with OMPI_COMM_WORLD_SIZE,
- * which srun does not set. Slurm keeps a job whose task failed unless told
+ * it ended. Slurm keeps a job whose task failed unless told
  * (--kill-on-bad-exit), and other launchers are not known to stop it. */
 static int pmix_stops_on_loss(void)
 {
-    return getenv("OMPI_COMM_WORLD_SIZE") != NULL;
+    return started_by_mpirun;
 }
 
 static void pmix_stop(struct aos__runtime *rt, int finalized)
