@@ -134,7 +134,10 @@ int aos_reduce(aos_team_t *team, void *dest, const void *source, size_t count,
 
 /* Gathers: dest = every member's source in rank order. fcollect: nbytes
  * from each; collect: each member its own nbytes, concatenated without gaps
- * (dest must hold the sum). dest and source must not overlap. */
+ * (dest must hold the sum). dest and source must not overlap. collect's
+ * members, whose sizes differ, always tell each other whether they
+ * accepted their buffers (AOS_CHECK or not): a member whose source or dest
+ * is bad returns its own error and the others AOS_ERR_INVALID. */
 int aos_fcollect(aos_team_t *team, void *dest, const void *source, size_t nbytes);
 int aos_collect(aos_team_t *team, void *dest, const void *source, size_t nbytes);
 

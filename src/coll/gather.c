@@ -88,9 +88,12 @@ int aos_collect(aos_team_t *team, void *dest, const void *source, size_t nbytes)
     if (overflow)
         return AOS_ERR_SIZE;
     rc = gather_start(team, dest, total, source, nbytes, &src_off);
-    if (rc != AOS_OK || total == 0)
+    if (total == 0) /* every member's verdict: only the team can be bad */
         return rc;
-    rc = aos__team_sync(team);
+    /* dest could be judged only now that the total is known, and may be bad
+     * on one member alone: the members agree on their verdicts, an exchange
+     * which also says every source is ready. */
+    rc = aos__coll_agree_status(team, AOS__AGREE_COLLECT, rc, NULL);
     if (rc != AOS_OK)
         return rc;
     size_t off = 0;

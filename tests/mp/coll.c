@@ -313,6 +313,12 @@ static void test_errors(aos_team_t *team)
     int me = aos_team_my_pe(team);
     int rc = aos_collect(team, dst, me == n - 1 ? (void *)&local : (void *)src, 4);
     CHECK(rc == (me == n - 1 ? AOS_ERR_NOT_SYMMETRIC : AOS_ERR_INVALID) || n == 1);
+    /* ...or its dest: not symmetric, or overlapped by its own source, which
+     * only the total size (known after the sizes are exchanged) shows. */
+    rc = aos_collect(team, me == n - 1 ? (void *)&local : (void *)dst, src, 4);
+    CHECK(rc == (me == n - 1 ? AOS_ERR_NOT_SYMMETRIC : AOS_ERR_INVALID) || n == 1);
+    rc = aos_collect(team, dst, me == n - 1 ? (void *)(dst + 1) : (void *)src, 4);
+    CHECK(rc == (me == n - 1 ? AOS_ERR_OVERLAP : AOS_ERR_INVALID) || n == 1);
     /* The team still works. */
     CHECK_OK(aos_team_sync(team));
 }
