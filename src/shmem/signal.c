@@ -59,6 +59,8 @@ SIGNAL_FORMS(void, 1, shmem_putmem_signal, shmem_ctx_putmem_signal, shmem_putmem
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 {
     uint64_t v = 0;
+    /* Progress first, as the tests do (p2p.c): programs poll with this. */
+    SHMEM__TRY(__func__, aos_progress());
     SHMEM__TRY(__func__, aos_amo_fetch_sym(shmem__st.me, (void *)sig_addr, AOS_AMO_READ,
                                            AOS_AMO_U64, 0, 0, &v, NULL));
     return v;
