@@ -195,7 +195,10 @@ int aos_free(void *ptr);
 /* Symmetric addresses are aos_malloc'd memory and the program's global and
  * static variables. Heap addresses past the end of the highest block the
  * heap ever gave are none: transfers there give AOS_ERR_BOUNDS, on the
- * PE's node as on others (a freed block's memory below stays addressable). *remote = the address `addr` names on `pe`, as a pointer
+ * PE's node as on others. Below that end the heap is checked as one range,
+ * not block by block (that would cost every transfer a search): a transfer
+ * that runs from one block into the next, or into a freed block, is not
+ * refused. *remote = the address `addr` names on `pe`, as a pointer
  * usable by load/store on this PE; AOS_ERR_NOT_LOCAL when pe is off-node. */
 int aos_sym_ptr(const void *addr, int pe, void **remote);
 /* 1 when addr is symmetric, else 0. */

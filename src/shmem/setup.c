@@ -27,7 +27,8 @@ static const char *advice(int rc)
         return "PE numbers run from 0 to shmem_n_pes()-1 (or the team's size - 1 for a "
                "team context)";
     case AOS_ERR_BOUNDS:
-        return "the range runs past the end of the symmetric object";
+        return "the range runs past the symmetric memory in use (the end of the heap's "
+               "highest block, or of the static data)";
     case AOS_ERR_ALIGN:
         return "atomics and signals need an address aligned to the size of their type";
     case AOS_ERR_OVERLAP:
