@@ -67,17 +67,18 @@ __attribute__((noreturn)) static void leave_told(struct aos__runtime *rt, uint32
     _exit(status);
 }
 
-/* The report of a loss; waited: the seconds this PE gave the launcher. */
+/* The report of a loss, in one write; waited: the seconds this PE gave
+ * the launcher. */
 static void say_lost(const struct aos__runtime *rt, int pe, const char *why, int waited)
 {
+    char then[80] = "ending the job";
+    if (waited != 0)
+        (void)snprintf(then, sizeof then,
+                       "the launcher did not end the job within %d s: ending it", waited);
     fprintf(stderr,
             "aos: PE %d: lost PE %d before it finalized (%s): it died or exited without "
-            "aos_finalize; ",
-            rt->me, pe, why);
-    if (waited != 0)
-        fprintf(stderr, "the launcher did not end the job within %d s: ending it\n", waited);
-    else
-        fprintf(stderr, "ending the job\n");
+            "aos_finalize; %s\n",
+            rt->me, pe, why, then);
 }
 
 /* How long a launcher that stops the job itself has to do so once this PE
