@@ -3,7 +3,9 @@
  * computes without calling aos, until a call gives AOS_ERR_AGAIN; that
  * happens after the queue's and the list's worth of calls, not after
  * thousands. Once PE 1 serves, every accepted call completes exactly, the
- * refused one's event was never posted, and calling works again. */
+ * refused one's event was never posted, and calling works again.
+ * PE 0 starts calling only once PE 1 has said it left aos: a PE still in
+ * aos_barrier_all serves RPCs while it waits, and could drain every call. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,8 @@
 enum { PENDING_MAX = 4, TRIES = 2000 };
 
 static aos_rpc_id_t id_twice;
-static volatile uint64_t go; /* symmetric: PE 0 puts 1 here to let PE 1 go on */
+static volatile uint64_t go;      /* symmetric: PE 0 puts 1 here to let PE 1 go on */
+static uint64_t spinning;         /* symmetric: PE 1 puts 1 here on its way out of aos */
 
 /* reply = 2 * args (8 bytes) */
 static size_t twice(const aos_rpc_info_t *info, const void *args, size_t len, void *reply,
@@ -45,6 +48,7 @@ int main(void)
     if (me == 0) {
         aos_event_t *ev;
         CHECK_OK(aos_event_create(&ev));
+        CHECK_OK(aos_wait_until_u64(&spinning, AOS_CMP_EQ, 1));
         int accepted = 0, rc = AOS_OK;
         while (accepted < TRIES) {
             args[accepted] = (uint64_t)accepted + 1;
@@ -73,6 +77,8 @@ int main(void)
         CHECK(l == sizeof r && r == 42);
         CHECK_OK(aos_event_destroy(ev));
     } else if (me == 1) {
+        uint64_t one = 1;
+        CHECK_OK(aos_putmem(0, &spinning, &one, sizeof one, NULL)); /* last aos call */
         while (go == 0) /* plain loads: no aos call, so no RPC is served */
             ;
     }
