@@ -31,7 +31,7 @@
     X(AOS_ERR_SYSTEM, -21, "an operating system call failed (see errno)")                 \
     X(AOS_ERR_UNSUPPORTED, -22, "operation not supported by this transport")              \
     X(AOS_ERR_PE_DIED, -23, "a peer PE has died")                                         \
-    X(AOS_ERR_TOO_MANY, -24, "too many objects (segment table full)")                  \
+    X(AOS_ERR_TOO_MANY, -24, "too many objects (segments, teams or RPC handlers)")        \
     X(AOS_ERR_FINALIZED, -25, "aos_finalize was called: a launched job cannot start again") \
     X(AOS_ERR_RPC_MISMATCH, -26,                                                           \
       "RPC handler tables differ between PEs (registered in another order, with another "  \

@@ -38,7 +38,7 @@ int aos_event_destroy(aos_event_t *ev)
     return AOS_OK;
 }
 
-_Thread_local __attribute__((tls_model("initial-exec"))) int aos__events_wanted;
+AOS__TLS int aos__events_wanted;
 
 static int event_ready(const void *ctx)
 {

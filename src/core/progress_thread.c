@@ -14,7 +14,7 @@
 #include "core/runtime.h"
 #include "core/wait.h"
 
-_Thread_local __attribute__((tls_model("initial-exec"))) int aos__in_progress_thread;
+AOS__TLS int aos__in_progress_thread;
 struct aos__bell *aos__progress_thread_bell;
 
 static struct {

@@ -3,6 +3,7 @@
  * go straight to aos__tp(pe). */
 #include "arch/atomics.h"
 #include "core/runtime.h"
+#include "core/tls.h"
 #include "core/wait.h"
 
 /* shm_op, then net_op (NULL: no network transport in use); the first
@@ -35,8 +36,8 @@ int aos__fence_all(void)
 static uint32_t program_turns;
 /* On the progress thread: program_turns at its last look, and whether they
  * changed since it last went to sleep. */
-static _Thread_local uint32_t turns_seen;
-static _Thread_local int program_drove;
+static AOS__TLS uint32_t turns_seen;
+static AOS__TLS int program_drove;
 
 void aos__progress_transports(void)
 {

@@ -7,8 +7,8 @@
 #include "arch/futex.h"
 #include "core/runtime.h"
 
-_Thread_local __attribute__((tls_model("initial-exec"))) uint64_t aos__handlers_run_here;
-_Thread_local __attribute__((tls_model("initial-exec"))) int aos__wait_sleeping;
+AOS__TLS uint64_t aos__handlers_run_here;
+AOS__TLS int aos__wait_sleeping;
 
 /* Polls ready() after driving progress (deferred wakes, pending requests). */
 static inline int poll_ready(aos__ready_fn ready, const void *ctx)

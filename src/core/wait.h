@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "aos.h"
+#include "core/tls.h"
 
 #define AOS__FOREVER UINT64_MAX
 
@@ -52,33 +53,33 @@ void aos__progress_completing(void);
  * network flush for many) completes them at this thread's progress now;
  * other waits (for a word) may leave them for later (transport contract:
  * progress). */
-extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__events_wanted;
+extern AOS__TLS int aos__events_wanted;
 /* 1 on the progress thread, whose progress only serves RPCs: everything
  * else belongs to the program's threads. */
-extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__in_progress_thread;
+extern AOS__TLS int aos__in_progress_thread;
 /* 1 while this thread is in the sleeping part of a wait (its polls between
  * futex sleeps). The progress thread, asleep until a request comes, leaves
  * the network to the program's threads and the transport's own thread
  * then (transports.c): when it wakes to look, it takes no turns at the
  * engine with a program thread that drives it. */
-extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__wait_sleeping;
+extern AOS__TLS int aos__wait_sleeping;
 /* Work this thread did for other PEs: RPC handlers it served, network
  * operations and messages its progress applied. A waiter that did some
  * starts spinning afresh, its callers being active. Per thread, so that a
  * thread that does not serve (the program's, when a progress thread serves)
  * does not spin on its peer thread's account. */
-extern _Thread_local __attribute__((tls_model("initial-exec"))) uint64_t aos__handlers_run_here;
+extern AOS__TLS uint64_t aos__handlers_run_here;
 /* How many RPC handlers are on this thread's stack (rpc/serve.c): those of
  * one chain of nested calls, and those of other callers it served while
  * waiting inside them. Calls that need every PE to take part (barriers,
  * collectives, aos_malloc/aos_free, aos_finalize) refuse to run inside a
  * handler: the peers they wait for may be waiting on this handler's reply,
  * or nowhere near the same call. */
-extern _Thread_local __attribute__((tls_model("initial-exec"))) int aos__rpc_depth;
+extern AOS__TLS int aos__rpc_depth;
 /* The chain depth of the handler running innermost on this thread: 1 for a
  * call made outside handlers, one more for each call from a handler. A
  * handler at AOS_RPC_MAX_DEPTH (aos.h) may not call further. */
-extern _Thread_local __attribute__((tls_model("initial-exec"))) uint32_t aos__rpc_chain;
+extern AOS__TLS uint32_t aos__rpc_chain;
 /* The most handlers on one thread's stack: chains that run at once add up
  * on the threads that serve them, so this leaves room for several chains at
  * the limit. A thread this deep serves no more, and a handler this deep

@@ -17,8 +17,8 @@ struct aos__rpc_state aos__rpc;
 
 /* Per thread: how many handlers are on this thread's stack, and the chain
  * depth of the innermost (core/wait.h). */
-_Thread_local __attribute__((tls_model("initial-exec"))) int aos__rpc_depth;
-_Thread_local __attribute__((tls_model("initial-exec"))) uint32_t aos__rpc_chain;
+AOS__TLS int aos__rpc_depth;
+AOS__TLS uint32_t aos__rpc_chain;
 
 static uint64_t name_hash(const char *name, unsigned flags)
 {

@@ -8,7 +8,7 @@
 #include "shmem/teams.h"
 
 struct shmem__state shmem__st = {.me = -1, .npes = -1};
-_Thread_local __attribute__((tls_model("initial-exec"))) aos_event_t *shmem__thread_ev;
+AOS__TLS aos_event_t *shmem__thread_ev;
 
 static pthread_key_t event_key;
 static pthread_once_t event_key_once = PTHREAD_ONCE_INIT;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "aos.h"
+#include "core/tls.h"
 
 _Static_assert(SHMEM_CMP_EQ == AOS_CMP_EQ && SHMEM_CMP_NE == AOS_CMP_NE &&
                    SHMEM_CMP_GT == AOS_CMP_GT && SHMEM_CMP_GE == AOS_CMP_GE &&
@@ -50,9 +51,7 @@ void shmem__report(const char *fn, int rc);
  * wake the target at once (aos_quiet completes them and wakes); one per
  * thread, since an aos event belongs to one thread. */
 aos_event_t *shmem__thread_event_slow(void);
-/* initial-exec: one instruction to reach it, no __tls_get_addr call per
- * put (the library is linked at start-up, as aos itself is). */
-extern _Thread_local __attribute__((tls_model("initial-exec"))) aos_event_t *shmem__thread_ev;
+extern AOS__TLS aos_event_t *shmem__thread_ev;
 static inline aos_event_t *shmem__ev(void)
 {
     aos_event_t *ev = shmem__thread_ev;

@@ -24,24 +24,23 @@
 #include "core/bootstrap.h"
 #include "core/event.h"
 #include "core/runtime.h"
+#include "core/tls.h"
 #include "core/wait.h"
 #include "rma/block_copy.h"
 #include "transport/shm/shm.h"
 
 /* Writes with an event not yet checked for sleepers: per peer, the arena
  * range they covered; wake_list holds the marked peers. Per thread, since
- * any of the program's threads (and the progress thread's handlers) write;
- * initial-exec keeps the access one instruction in the put path (no
- * __tls_get_addr call). A thread's lists are created at its first deferred
+ * any of the program's threads (and the progress thread's handlers) write.
+ * A thread's lists are created at its first deferred
  * wake (wake_later) and released at its exit by the key's destructor, or by
  * shm_stop on the thread that finalizes. */
 struct dirty {
     uint64_t lo, hi; /* lo == hi: clean */
 };
-#define AOS__TLS static _Thread_local __attribute__((tls_model("initial-exec")))
-AOS__TLS struct dirty *dirty;
-AOS__TLS int *wake_list;
-AOS__TLS int wake_count;
+static AOS__TLS struct dirty *dirty;
+static AOS__TLS int *wake_list;
+static AOS__TLS int wake_count;
 
 static pthread_key_t lists_key;
 static pthread_once_t lists_once = PTHREAD_ONCE_INIT;

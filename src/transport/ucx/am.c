@@ -19,6 +19,7 @@
 #include "core/am.h"
 #include "core/event.h"
 #include "core/runtime.h"
+#include "core/tls.h"
 #include "core/wait.h"
 #include "transport/ucx/ucx.h"
 
@@ -42,7 +43,7 @@ struct deferred {
 static struct deferred *deferred_head, **deferred_tail = &deferred_head; /* under lock */
 
 /* Per thread: inside a core handler (its sends are deferred). */
-static _Thread_local int in_handler;
+static AOS__TLS int in_handler;
 
 int aos__ucx_in_handler(void)
 {
@@ -424,6 +425,10 @@ static void start_flushes(int batches)
 /* Completes what finished flushes covered and sends their wakes. */
 static int finish_flushes(void)
 {
+    /* Relaxed: a look that keeps an idle settle from writing the line; the
+     * exchange takes what is there. */
+    if (aos__load_relaxed(&finished) == NULL)
+        return 0;
     /* Acquire: pairs with the release in flush_done. */
     struct flush_ctx *c = __atomic_exchange_n(&finished, NULL, __ATOMIC_ACQUIRE);
     int any = c != NULL;

@@ -41,6 +41,7 @@
 #include "arch/atomics.h"
 #include "arch/cpu_amo.h"
 #include "core/runtime.h"
+#include "core/tls.h"
 #include "transport/ucx/ucx.h"
 
 #define U aos__ucx
@@ -171,7 +172,7 @@ void aos__ucx_coalesce_send_all(void)
 {
     /* Sending drives the worker, whose turns call this again: one at a
      * time per thread. */
-    static _Thread_local int sending;
+    static AOS__TLS int sending;
     /* Acquire: pairs with the release in append; cleared first, so that a
      * buffer filled while the peers are looked at sets it again. The
      * relaxed look first keeps an idle settle from writing the line. */

@@ -34,6 +34,7 @@
 #include "arch/atomics.h"
 #include "arch/futex.h"
 #include "core/runtime.h"
+#include "core/tls.h"
 #include "transport/ucx/ucx.h"
 
 #define U aos__ucx
@@ -63,7 +64,7 @@ static struct {
     uint32_t appends;   /* bumped by each nudge */
 } T;
 
-static _Thread_local int on_thread; /* 1 on this progress thread */
+static AOS__TLS int on_thread; /* 1 on this progress thread */
 
 void aos__ucx_driven(void)
 {

@@ -10,6 +10,7 @@
 #include "core/bootstrap.h"
 #include "core/peer_loss.h"
 #include "core/runtime.h"
+#include "core/tls.h"
 #include "core/wait.h"
 #include "transport/ucx/ucx.h"
 
@@ -53,7 +54,7 @@ void aos__ucx_progress_idle(unsigned *idle)
 
 void aos__ucx_issued(void)
 {
-    static _Thread_local unsigned count;
+    static AOS__TLS unsigned count;
     if (++count % ISSUES_PER_TURN == 0)
         (void)aos__ucx_drive_once();
 }
