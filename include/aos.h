@@ -552,7 +552,9 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
 /* Sender: waits for the receiver's permission, then writes. AOS_ERR_SIZE
  * when len exceeds what it allows (nothing written; the receiver learns the
  * length). With an event: returns at once, src must stay unchanged until ev
- * completes, and writes on one handle happen in the order made. */
+ * completes. Writes on one handle happen in the order made, with or without
+ * events. Each permission carries one write, whichever of the sender's
+ * threads (on one handle or on several) takes it. */
 int aos_portal_write(aos_portal_t *p, const void *src, size_t len, aos_event_t *ev);
 
 /* Sync: signals over a set of PEs with a root. A member's signal is

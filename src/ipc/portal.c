@@ -5,13 +5,17 @@
  * line 0 is the permission it grants, line 1 the sender's answer.
  *   receiver: buf_off, cap; then grant = (g, sender) in one word (release);
  *             ring the sender
- *   sender:   waits for a grant naming it with g past the last it used
- *             (acquire: buf_off and cap are g's); puts the data at buf_off;
- *             len; then done = g (release + wake)
+ *   sender:   waits for a grant naming it with g past the last claimed
+ *             (acquire: buf_off and cap are g's); claims g (below); puts
+ *             the data at buf_off; len; then done = g (release + wake)
  *   receiver: done == g (acquire): the data and len are there.
  * The receiver writes the next permission's fields only after done == g,
  * and the sender named in a grant word is the one that word was written
  * for, so a sender never acts on another's permission or mixed fields.
+ * The threads of the named sender, through one handle or several, claim
+ * the permission by raising `claimed` to g with a compare-and-swap: one
+ * of them wins and writes, the others wait for the next grant, so one
+ * permission never carries two writes.
  *
  * A sender on another node cannot load the permission line: the receiver
  * sends it a copy (AOS__AM_PORTAL_GRANT) that lands in the sender's mirror
@@ -46,7 +50,8 @@ struct portal_ctl {
     uint64_t pad0[AOS__LINE / 8 - 3];
     uint64_t done;    /* sender: the permission it has answered */
     uint64_t len;     /* sender: the bytes it had (written when <= cap) */
-    uint64_t pad1[AOS__LINE / 8 - 2];
+    uint64_t claimed; /* sender: the last permission one of its writes took */
+    uint64_t pad1[AOS__LINE / 8 - 3];
 };
 _Static_assert(sizeof(struct portal_ctl) == 2 * AOS__LINE, "permission and answer lines");
 _Static_assert(offsetof(struct portal_ctl, done) == AOS__LINE, "answer on its own line");
@@ -58,8 +63,8 @@ struct aos_portal {
     aos_seg_t *seg;
     struct portal_ctl *ctl; /* mapped; a sender on another node: its mirror */
     uint64_t ctl_off;       /* arena offset of ctl at the receiver */
-    uint64_t seq;           /* receiver: permissions granted; sender: last one used */
-    int reading;            /* receiver: a read is outstanding */
+    uint64_t seq;           /* receiver: permissions granted (under `reading`) */
+    int reading;            /* receiver: a read is outstanding (claimed by exchange) */
     uint64_t order;
     uint32_t pending;
 };
@@ -183,7 +188,9 @@ static int remote_ctl(aos_seg_t *seg, struct portal_ctl **out)
     if (rc != AOS_OK)
         return rc;
     mirror_grant(c, now.grant, now.buf_off, now.cap);
-    aos__store_release(&c->done, now.done); /* read by new_handle below */
+    /* Relaxed: a floor for the claims, which are compare-and-swaps on it;
+     * the permissions answered before my handles existed are taken. */
+    aos__raise_relaxed(&c->claimed, now.done);
     *out = c;
     return AOS_OK;
 }
@@ -205,10 +212,6 @@ static int new_handle(aos_seg_t *seg, int is_receiver, aos_portal_t **out)
                         .seg = seg,
                         .ctl = ctl,
                         .ctl_off = seg->arena_off};
-    /* A sender starts after the permissions already answered. Acquire:
-     * pairs with the sender's release of done. */
-    if (!is_receiver)
-        p->seq = aos__load_acquire(&p->ctl->done);
     *out = p;
     return AOS_OK;
 }
@@ -252,8 +255,9 @@ int aos_portal_close(aos_portal_t *p)
     if (p->magic != PORTAL_MAGIC)
         return AOS_ERR_INVALID;
     AOS__CHECK_INIT();
-    /* Acquire: pairs with the release in ipc_progress's count down. */
-    if (aos__load_acquire(&p->pending) != 0 || p->reading)
+    /* Acquire: pairs with the release in ipc_progress's count down, and
+     * with take_answer's release of reading. */
+    if (aos__load_acquire(&p->pending) != 0 || aos__load_acquire(&p->reading))
         return AOS_ERR_AGAIN;
     int rc = p->is_receiver ? aos_seg_destroy(p->seg) : aos_seg_detach(p->seg);
     p->magic = 0;
@@ -280,7 +284,9 @@ static int answered(const void *ctx)
 static void take_answer(aos_portal_t *p, size_t *len)
 {
     *len = (size_t)aos__load_relaxed(&p->ctl->len); /* ordered by answered()'s acquire */
-    p->reading = 0;
+    /* Release: pairs with the acquire exchange of the next read's claim
+     * (p->seq and the control line are that read's from then on). */
+    aos__store_release(&p->reading, 0);
 }
 
 static int read_ready(struct aos__ipc_op *op)
@@ -306,10 +312,9 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
         return AOS_ERR_NULL;
     if (ev != NULL && ev->magic != AOS__EVENT_MAGIC)
         return AOS_ERR_INVALID;
-    if (p->reading)
-        return AOS_ERR_AGAIN; /* one permission at a time */
     uint64_t lo = 0, last = 0;
-    if (cap != 0 && (!aos__local_arena_off(buf, &lo) ||
+    if (cap != 0 && (cap - 1 > UINTPTR_MAX - (uintptr_t)buf || /* the range wraps */
+                     !aos__local_arena_off(buf, &lo) ||
                      !aos__local_arena_off((char *)buf + cap - 1, &last) || last - lo != cap - 1))
         return AOS_ERR_NOT_SYMMETRIC; /* no other PE can reach that memory */
     struct read_op *r = NULL;
@@ -318,12 +323,17 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
         if (r == NULL)
             return AOS_ERR_NO_MEMORY;
     }
+    /* One permission at a time, whichever thread reads. Acquire: pairs with
+     * take_answer's release. */
+    if (aos__exchange_acquire(&p->reading, 1) != 0) {
+        free(r);
+        return AOS_ERR_AGAIN;
+    }
     /* Relaxed: published by the release of grant. */
     aos__store_relaxed(&p->ctl->buf_off, lo);
     aos__store_relaxed(&p->ctl->cap, (uint64_t)cap);
     /* Release: pairs with the sender's acquire in permitted(). */
     aos__store_release(&p->ctl->grant, GRANT(++p->seq, sender));
-    p->reading = 1;
     if (aos__on_node(sender)) {
         /* The sender may sleep waiting for this: a full barrier, then its bell. */
         aos__fence_seq_cst();
@@ -334,7 +344,7 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
         rc = aos__tp(sender)->am_send(sender, AOS__AM_PORTAL_GRANT, &g, sizeof g);
         if (rc != AOS_OK) {
             free(r);
-            p->reading = 0;
+            aos__store_release(&p->reading, 0); /* as take_answer */
             return rc;
         }
     }
@@ -363,13 +373,15 @@ struct permission {
     uint64_t seq, buf_off, cap;
 };
 
-/* The current permission if it is new and mine. */
+/* The current permission if it is mine and nobody has claimed it. */
 static int permitted(const aos_portal_t *p, struct permission *out)
 {
     struct portal_ctl *c = p->ctl;
     uint64_t word = aos__load_acquire(&c->grant); /* pairs with the receiver's release */
     uint64_t g = word >> SENDER_BITS;
-    if (g == p->seq || (word & ((1u << SENDER_BITS) - 1)) != (uint64_t)aos__rt.me)
+    /* Relaxed: a look; claim decides. */
+    if (g <= aos__load_relaxed(&c->claimed) ||
+        (word & ((1u << SENDER_BITS) - 1)) != (uint64_t)aos__rt.me)
         return 0;
     /* Relaxed: written before the grant word we acquired, and not again
      * until we answer. */
@@ -377,12 +389,42 @@ static int permitted(const aos_portal_t *p, struct permission *out)
     return 1;
 }
 
-/* Also ready when the receiver has closed the portal: the writer then
- * returns AOS_ERR_DESTROYED instead of waiting for ever. */
-static int permitted_ready(const void *ctx)
+/* Takes permission m for one write: 1 for the one thread that raises
+ * `claimed` to it, 0 for any other. Relaxed: the claim orders nothing;
+ * m's fields were read under the grant's acquire and stay until the
+ * winner answers. */
+static int claim(const aos_portal_t *p, const struct permission *m)
+{
+    uint64_t *claimed = &p->ctl->claimed;
+    uint64_t cur = aos__load_relaxed(claimed);
+    while (cur < m->seq)
+        if (__atomic_compare_exchange_n(claimed, &cur, m->seq, 1, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+            /* Acquire: pairs with the release of done by whichever of my
+             * threads answered the permission before (on my node: the
+             * receiver granted this one after seeing it), so that its
+             * write into the receiver's buffer is before mine here too,
+             * not only through the receiver's process. */
+            (void)aos__load_acquire(&p->ctl->done);
+            return 1;
+        }
+    return 0;
+}
+
+/* This handle's writes with events are all done: a blocking write goes
+ * after them. Acquire: as in aos_portal_close. */
+static int writes_done(const aos_portal_t *p)
+{
+    return aos__load_acquire(&p->pending) == 0;
+}
+
+/* A blocking write may go (its turn and a permission), or the receiver
+ * has closed the portal: the writer then returns AOS_ERR_DESTROYED
+ * instead of waiting for ever. */
+static int write_turn(const void *ctx)
 {
     struct permission m;
-    return permitted(ctx, &m) || check_portal(ctx) != AOS_OK;
+    return (writes_done(ctx) && permitted(ctx, &m)) || check_portal(ctx) != AOS_OK;
 }
 
 /* Writes under permission m; AOS_ERR_SIZE (nothing written, the receiver
@@ -407,7 +449,6 @@ static int transfer(aos_portal_t *p, const struct permission *m, const void *src
         if (len_rc != AOS_OK)
             return len_rc;
     }
-    p->seq = m->seq;
     int src_rc = aos__tp(p->receiver)->signal_store(p->receiver, p->ctl_off + AOS__LINE, m->seq);
     return src_rc != AOS_OK ? src_rc : rc;
 }
@@ -428,7 +469,7 @@ static int write_ready(struct aos__ipc_op *op)
         aos__event_complete(w->ev);
         return 1;
     }
-    if (!permitted(w->p, &m))
+    if (!permitted(w->p, &m) || !claim(w->p, &m))
         return 0;
     (void)transfer(w->p, &m, w->src, w->len); /* too long: the receiver sees the length */
     aos__event_complete(w->ev);
@@ -448,15 +489,17 @@ int aos_portal_write(aos_portal_t *p, const void *src, size_t len, aos_event_t *
         return AOS_ERR_INVALID;
     struct permission m;
     if (ev == NULL) {
-        rc = aos__wait(permitted_ready, p, AOS__FOREVER, AOS__WATCH_ALL);
-        if (rc != AOS_OK)
-            return rc;
-        if (!permitted(p, &m))
-            return check_portal(p); /* closed meanwhile */
-        return transfer(p, &m, src, len);
+        for (;;) { /* until this thread, not another, claims a permission */
+            rc = aos__wait(write_turn, p, AOS__FOREVER, AOS__WATCH_ALL);
+            if (rc == AOS_OK)
+                rc = check_portal(p); /* closed meanwhile */
+            if (rc != AOS_OK)
+                return rc;
+            if (writes_done(p) && permitted(p, &m) && claim(p, &m))
+                return transfer(p, &m, src, len);
+        }
     }
-    /* Acquire: as in aos_portal_close; earlier writes are done. */
-    if (aos__load_acquire(&p->pending) == 0 && permitted(p, &m)) {
+    if (writes_done(p) && permitted(p, &m) && claim(p, &m)) {
         rc = transfer(p, &m, src, len);
         if (rc == AOS_OK || rc == AOS_ERR_SIZE)
             aos__event_done_at_issue(ev);

@@ -171,6 +171,11 @@ static void test_portal(int me, int npes)
     CHECK_RC(aos_portal_read(mine, 0, stack_buf, sizeof stack_buf, &len, NULL),
              AOS_ERR_NOT_SYMMETRIC);
     CHECK_RC(aos_portal_read(mine, npes, rbuf, 8, &len, NULL), AOS_ERR_PE);
+    /* A capacity whose range wraps past the end of the address space, back
+     * into the heap: memory nobody reaches, and no permission is granted. */
+    CHECK_RC(aos_portal_read(mine, 0, rbuf, SIZE_MAX, &len, NULL), AOS_ERR_NOT_SYMMETRIC);
+    CHECK_RC(aos_portal_read(mine, 0, rbuf + 64, SIZE_MAX - 63, &len, NULL),
+             AOS_ERR_NOT_SYMMETRIC);
     CHECK_RC(aos_portal_read(mine, 0, rbuf, 8, NULL, NULL), AOS_ERR_NULL);
 
     /* Every PE sends every size to every PE, with events, in order per

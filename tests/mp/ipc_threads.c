@@ -9,9 +9,17 @@
  * portal: each thread writes PER_PORTAL messages with its own event through
  * a portal of its own at PE 0, which reads them from each in turn and
  * checks order and length.
+ * shared: each writer PE's threads write to one portal at PE 0, threads 0
+ * and 1 through one handle they share, the others through handles of
+ * their own, mixing blocking writes and writes with events; PE 0 reads
+ * them and checks that each permission carried one write: every message
+ * once, each thread's in order.
+ * order: on one handle, a write with an event that must wait for its
+ * permission, then a blocking write: they arrive in the order made.
  *
- * An argument (mailbox, portal) runs one case. */
+ * An argument (mailbox, portal, shared, order) runs one case. */
 #include <string.h>
+#include <time.h>
 
 #include "../common/check.h"
 #include "../common/threads.h"
@@ -27,6 +35,9 @@
 #endif
 #define MBOX_PORT 0x1c01u
 #define PORTAL_PORT(pe, t) (0x1c10u + (uint32_t)(pe) * THREADS + (uint32_t)(t))
+#define SHARED_PORT(pe) (0x1d00u + (uint32_t)(pe))
+#define ORDER_PORT(pe) (0x1e00u + (uint32_t)(pe))
+#define ORDER_ROUNDS 100
 
 struct msg {
     uint32_t pe, thread, seq, pad;
@@ -71,6 +82,108 @@ static void *portal_writer(void *arg)
     CHECK_OK(aos_portal_close(p));
     CHECK_OK(aos_event_destroy(ev));
     return NULL;
+}
+
+static aos_portal_t *shared_handle; /* threads 0 and 1 of a writer PE */
+
+static void *shared_writer(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    aos_event_t *ev;
+    aos_portal_t *p = shared_handle;
+    CHECK_OK(aos_event_create(&ev));
+    if (t >= 2)
+        CHECK_OK(aos_portal_open(0, SHARED_PORT(me), &p));
+    for (uint32_t i = 0; i < PER_PORTAL; i++) {
+        sent[t][i] = (struct msg){(uint32_t)me, (uint32_t)t, i, 0};
+        int blocking = (i + (uint32_t)t) % 3 == 0;
+        CHECK_OK(aos_portal_write(p, &sent[t][i], sizeof sent[t][i], blocking ? NULL : ev));
+        if (i % 4 == 3)
+            CHECK_OK(aos_event_wait(ev));
+    }
+    CHECK_OK(aos_event_wait(ev));
+    if (t >= 2)
+        CHECK_OK(aos_portal_close(p));
+    CHECK_OK(aos_event_destroy(ev));
+    return NULL;
+}
+
+static void shared_case(void)
+{
+    static aos_portal_t *ports[MAXPES];
+    if (me == 0)
+        for (int pe = 1; pe < npes; pe++)
+            CHECK_OK(aos_portal_create(SHARED_PORT(pe), &ports[pe]));
+    CHECK_OK(aos_barrier_all());
+    if (me != 0) {
+        CHECK_OK(aos_portal_open(0, SHARED_PORT(me), &shared_handle));
+        test_run_threads(THREADS, shared_writer);
+        CHECK_OK(aos_portal_close(shared_handle));
+    } else {
+        static uint32_t next[MAXPES][THREADS];
+        static struct msg into; /* symmetric, as a portal's buffer must be */
+        memset(next, 0, sizeof next);
+        for (uint32_t i = 0; i < THREADS * PER_PORTAL; i++)
+            for (int pe = 1; pe < npes; pe++) {
+                size_t len = 0;
+                CHECK_OK(aos_portal_read(ports[pe], pe, &into, sizeof into, &len, NULL));
+                CHECK(len == sizeof into && into.pe == (uint32_t)pe && into.thread < THREADS);
+                CHECK(into.seq == next[pe][into.thread]); /* once each, in order */
+                next[pe][into.thread]++;
+            }
+    }
+    CHECK_OK(aos_barrier_all());
+    if (me == 0)
+        for (int pe = 1; pe < npes; pe++)
+            CHECK_OK(aos_portal_close(ports[pe]));
+}
+
+/* Spins about us microseconds without calling aos: a slow receiver. */
+static void spin_us(long us)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+
+static void order_case(void)
+{
+    static aos_portal_t *ports[MAXPES];
+    if (me == 0)
+        for (int pe = 1; pe < npes; pe++)
+            CHECK_OK(aos_portal_create(ORDER_PORT(pe), &ports[pe]));
+    CHECK_OK(aos_barrier_all());
+    if (me != 0) {
+        aos_portal_t *p;
+        aos_event_t *ev;
+        CHECK_OK(aos_portal_open(0, ORDER_PORT(me), &p));
+        CHECK_OK(aos_event_create(&ev));
+        static uint32_t m[2 * ORDER_ROUNDS];
+        for (uint32_t i = 0; i < 2 * ORDER_ROUNDS; i += 2) {
+            m[i] = i;
+            m[i + 1] = i + 1;
+            CHECK_OK(aos_portal_write(p, &m[i], sizeof m[i], ev)); /* no permission yet */
+            CHECK_OK(aos_portal_write(p, &m[i + 1], sizeof m[i + 1], NULL)); /* after it */
+            CHECK_OK(aos_event_wait(ev));
+        }
+        CHECK_OK(aos_event_destroy(ev));
+        CHECK_OK(aos_portal_close(p));
+    } else {
+        static uint32_t into; /* symmetric */
+        for (uint32_t i = 0; i < 2 * ORDER_ROUNDS; i++)
+            for (int pe = 1; pe < npes; pe++) {
+                size_t len = 0;
+                spin_us(10); /* the writes wait for their permission */
+                CHECK_OK(aos_portal_read(ports[pe], pe, &into, sizeof into, &len, NULL));
+                CHECK(len == sizeof into && into == i);
+            }
+    }
+    CHECK_OK(aos_barrier_all());
+    if (me == 0)
+        for (int pe = 1; pe < npes; pe++)
+            CHECK_OK(aos_portal_close(ports[pe]));
 }
 
 static void mailbox_case(void)
@@ -142,6 +255,10 @@ int main(int argc, char **argv)
         mailbox_case();
     if (!*only || strcmp(only, "portal") == 0)
         portal_case();
+    if (!*only || strcmp(only, "shared") == 0)
+        shared_case();
+    if (!*only || strcmp(only, "order") == 0)
+        order_case();
     CHECK_OK(aos_barrier_all());
     return aos_finalize();
 }
