@@ -11,7 +11,9 @@
  * producer streams items at the network's rate and the owner holds at most
  * that many parked items per producer handle. Parked items of one queue go
  * in in arrival order, and while some are parked a new push waits behind
- * them, so one producer's items keep their order.
+ * them, so one producer's items keep their order. Each queue keeps its own
+ * line of parked items, so a dequeue looks at one item per queue that has
+ * some, not at the whole backlog.
  *
  * A push names the queue by its segment: arena offset, key, directory
  * entry and that entry's state, which grows with every create and destroy
@@ -82,7 +84,6 @@ struct owned {
 };
 
 struct parked {
-    aos_queue_t *q;
     int src;        /* -1: parked by this PE (an RPC request), nobody to answer */
     int rc;         /* the answer, once it is in */
     uint64_t token;
@@ -90,11 +91,18 @@ struct parked {
     char item[];
 };
 
-/* Guards both lists. Taken by message handlers and by dequeuers, for a
+/* The items parked on one of my queues, oldest first. */
+struct line {
+    aos_queue_t *q;
+    struct parked *head, **tail;
+    struct line *next;
+};
+
+/* Guards the lists. Taken by message handlers and by dequeuers, for a
  * few list operations and local enqueues; no message is sent under it. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct owned *owned;
-static struct parked *parked_head, **parked_tail = &parked_head;
+static struct line *lines; /* the queues with items parked */
 uint32_t aos__queue_net_parked;
 
 /* ---- the owner's side ------------------------------------------------------- */
@@ -122,36 +130,50 @@ static void send_answers(struct answers *a)
     }
 }
 
-/* Whether an item of q is parked ahead of `stop` (NULL: anywhere). */
-static int parked_ahead(const aos_queue_t *q, const struct parked *stop)
+/* The link to q's line of parked items (*link NULL: none). Lock held. */
+static struct line **line_of(const aos_queue_t *q)
 {
-    for (const struct parked *e = parked_head; e != stop; e = e->next)
-        if (e->q == q)
-            return 1;
-    return 0;
+    struct line **link = &lines;
+    while (*link != NULL && (*link)->q != q)
+        link = &(*link)->next;
+    return link;
 }
 
-/* Puts parked items in while they fit, oldest first; a queue that refused
- * one keeps its later items parked too (their order). Lock held. */
-static void retry_locked(struct answers *done)
+/* Answers every item of the line at *link with rc (AOS_ERR_AGAIN: only
+ * those that now fit, oldest first) and drops the line once empty. Lock
+ * held. */
+static void settle_line(struct line **link, int rc, struct answers *done)
 {
-    struct parked **link = &parked_head;
-    while (*link != NULL) {
-        struct parked *p = *link;
-        int rc = parked_ahead(p->q, p) ? AOS_ERR_AGAIN : aos__queue_try_enqueue(p->q, p->item);
-        if (rc == AOS_ERR_AGAIN) {
-            link = &p->next;
-            continue;
-        }
-        *link = p->next;
-        if (parked_tail == &p->next)
-            parked_tail = link;
-        p->rc = rc;
+    struct line *l = *link;
+    while (l->head != NULL) {
+        struct parked *p = l->head;
+        p->rc = rc == AOS_ERR_AGAIN ? aos__queue_try_enqueue(l->q, p->item) : rc;
+        if (p->rc == AOS_ERR_AGAIN)
+            return; /* full: the later ones wait behind it (their order) */
+        l->head = p->next;
         p->next = done->head;
         done->head = p;
     }
+    *link = l->next;
+    free(l);
+}
+
+static void flag_parked(void)
+{
     /* Relaxed: a hint for dequeuers; the lock orders the lists themselves. */
-    aos__store_relaxed(&aos__queue_net_parked, parked_head != NULL);
+    aos__store_relaxed(&aos__queue_net_parked, lines != NULL);
+}
+
+/* Puts parked items in while they fit. Lock held. */
+static void retry_locked(struct answers *done)
+{
+    for (struct line **link = &lines; *link != NULL;) {
+        struct line *l = *link;
+        settle_line(link, AOS_ERR_AGAIN, done);
+        if (*link == l) /* still has some */
+            link = &l->next;
+    }
+    flag_parked();
 }
 
 void aos__queue_net_retry(void)
@@ -170,16 +192,25 @@ void aos__queue_net_retry(void)
 static int deliver_locked(aos_queue_t *q, const void *item, size_t len, int wait, int src,
                           uint64_t token)
 {
-    int rc = parked_ahead(q, NULL) ? AOS_ERR_AGAIN : aos__queue_try_enqueue(q, item);
+    struct line **link = line_of(q), *l = *link;
+    int rc = l != NULL ? AOS_ERR_AGAIN : aos__queue_try_enqueue(q, item);
     if (rc != AOS_ERR_AGAIN || !wait)
         return rc;
     struct parked *p = malloc(sizeof *p + len);
     if (p == NULL)
         return AOS_ERR_NO_MEMORY;
-    *p = (struct parked){.q = q, .src = src, .token = token};
+    if (l == NULL && (l = malloc(sizeof *l)) == NULL) {
+        free(p);
+        return AOS_ERR_NO_MEMORY;
+    }
+    if (*link == NULL) { /* a new line, at the end of the list */
+        *l = (struct line){.q = q, .head = NULL, .tail = &l->head};
+        *link = l;
+    }
+    *p = (struct parked){.src = src, .token = token};
     memcpy(p->item, item, len);
-    *parked_tail = p;
-    parked_tail = &p->next;
+    *l->tail = p;
+    l->tail = &p->next;
     /* seq_cst: the parked flag before the retry's look at the slots, as a
      * dequeuer frees a slot before it looks at the flag (queue.c,
      * dequeue_once): one of the two sees the other, so no item stays parked
@@ -252,20 +283,10 @@ void aos__queue_net_disowned(aos_queue_t *q)
             break;
         }
     }
-    for (struct parked **link = &parked_head; *link != NULL;) {
-        struct parked *p = *link;
-        if (p->q != q) {
-            link = &p->next;
-            continue;
-        }
-        *link = p->next;
-        if (parked_tail == &p->next)
-            parked_tail = link;
-        p->rc = AOS_ERR_DESTROYED;
-        p->next = gone.head;
-        gone.head = p;
-    }
-    aos__store_relaxed(&aos__queue_net_parked, parked_head != NULL); /* as in retry_locked */
+    struct line **link = line_of(q);
+    if (*link != NULL)
+        settle_line(link, AOS_ERR_DESTROYED, &gone);
+    flag_parked();
     pthread_mutex_unlock(&lock);
     send_answers(&gone);
 }
@@ -400,12 +421,16 @@ void aos__queue_net_start(void)
 void aos__queue_net_stop(void)
 {
     pthread_mutex_lock(&lock);
-    while (parked_head != NULL) {
-        struct parked *p = parked_head;
-        parked_head = p->next;
-        free(p);
+    while (lines != NULL) {
+        struct line *l = lines;
+        lines = l->next;
+        while (l->head != NULL) {
+            struct parked *p = l->head;
+            l->head = p->next;
+            free(p);
+        }
+        free(l);
     }
-    parked_tail = &parked_head;
     while (owned != NULL) {
         struct owned *o = owned;
         owned = o->next;

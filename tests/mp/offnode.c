@@ -7,8 +7,9 @@
  *  3. an atomic after puts needs no fence: when the counter says round r has
  *     arrived, the whole buffer (up to 4 MiB) holds round r's data;
  *  4. a full queue pushes back across nodes too (try-enqueue refused,
- *     blocking producers held back without loss or reordering), and one
- *     destroyed under a producer refuses its later items;
+ *     blocking producers held back without loss or reordering, on two
+ *     queues of one owner at once), and one destroyed under a producer
+ *     refuses its later items;
  *  5. RPC (blocking, with an event, posted), mailboxes (writes with and
  *     without events into a full mailbox), portals and notified puts reach
  *     every PE from every PE, wherever it is. */
@@ -154,13 +155,17 @@ static void queue_flow(int me, int n)
     enum { CAP = 4, ITEMS = 300 };
     if (n < 2)
         return;
-    aos_queue_t *q = NULL;
-    if (me == 0)
+    aos_queue_t *q = NULL, *q2 = NULL;
+    if (me == 0) {
         CHECK_OK(aos_queue_create(41, 16, CAP, &q));
+        CHECK_OK(aos_queue_create(42, 16, CAP, &q2));
+    }
     CHECK_OK(aos_barrier_all());
-    aos_queue_t *r = NULL;
-    if (me != 0)
+    aos_queue_t *r = NULL, *r2 = NULL;
+    if (me != 0) {
         CHECK_OK(aos_queue_attach(0, 41, &r));
+        CHECK_OK(aos_queue_attach(0, 42, &r2));
+    }
     uint64_t item[2];
     if (me == n - 1) { /* alone first: fill, then the next try is refused */
         for (int i = 0; i < CAP; i++) {
@@ -171,22 +176,29 @@ static void queue_flow(int me, int n)
         CHECK_RC(aos_try_enqueue(r, item), AOS_ERR_AGAIN);
     }
     CHECK_OK(aos_barrier_all());
-    if (me != 0) { /* everyone streams into the full queue: pushed back, not lost */
-        for (int i = me == n - 1 ? CAP : 0; i < ITEMS; i++) {
+    if (me != 0) { /* everyone streams into the full queues: pushed back, not lost */
+        for (int i = 0; i < ITEMS; i++) {
             item[0] = (uint64_t)me;
             item[1] = (uint64_t)i;
-            CHECK_OK(aos_enqueue(r, item));
+            if (me != n - 1 || i >= CAP)
+                CHECK_OK(aos_enqueue(r, item));
+            CHECK_OK(aos_enqueue(r2, item));
         }
     } else {
-        uint64_t next[64] = {0};
+        uint64_t next[64] = {0}, next2[64] = {0};
         CHECK(n <= 64);
         for (long k = 0; k < (long)(n - 1) * ITEMS; k++) {
             CHECK_OK(aos_dequeue(q, item));
             CHECK(item[0] >= 1 && item[0] < (uint64_t)n);
             CHECK(item[1] == next[item[0]]); /* exactly once, in order per producer */
             next[item[0]]++;
+            CHECK_OK(aos_dequeue(q2, item));
+            CHECK(item[0] >= 1 && item[0] < (uint64_t)n);
+            CHECK(item[1] == next2[item[0]]);
+            next2[item[0]]++;
         }
         CHECK_RC(aos_try_dequeue(q, item), AOS_ERR_AGAIN);
+        CHECK_RC(aos_try_dequeue(q2, item), AOS_ERR_AGAIN);
     }
     CHECK_OK(aos_barrier_all());
     if (me == 1 && !test_same_node(0, 1, n)) { /* fill it, one more on its way; it goes */
@@ -194,13 +206,16 @@ static void queue_flow(int me, int n)
             CHECK_OK(aos_enqueue(r, item));
     }
     CHECK_OK(aos_barrier_all());
-    if (me == 0)
+    if (me == 0) {
         CHECK_OK(aos_queue_destroy(q));
+        CHECK_OK(aos_queue_destroy(q2));
+    }
     CHECK_OK(aos_barrier_all());
     if (me != 0) {
         CHECK_RC(aos_enqueue(r, item), AOS_ERR_DESTROYED);
         CHECK_RC(aos_try_enqueue(r, item), AOS_ERR_DESTROYED);
         CHECK_OK(aos_queue_detach(r));
+        CHECK_OK(aos_queue_detach(r2));
     }
     CHECK_OK(aos_barrier_all());
 }
