@@ -9,7 +9,9 @@
  *  - Arguments are checked on every call: PE numbers, bounds against the
  *    segment, NULL buffers with a non-zero length, protocols, alignment.
  *  - Output parameters are written only when the call succeeds.
- *  - A length of 0 is a valid no-op transfer; its buffers may be NULL.
+ *  - A length of 0 (or a block with no bytes) is a valid no-op transfer; its
+ *    buffers may be NULL, and with an event it counts as one completed
+ *    operation on it.
  *
  * Completion
  *  - Data operations take an optional event. With ev == NULL the call returns

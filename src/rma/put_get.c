@@ -189,10 +189,10 @@ static int plan_block(const aos_block_t *b, int remote_written, const void *loca
 static int do_block(int put, int pe, uint64_t off, void *local, const aos_block_t *b,
                     const struct block_plan *p, aos_event_t *ev)
 {
+    if (p->remote_extent == 0)
+        return empty_done(ev);
     if (aos__event_bad(ev))
         return AOS_ERR_INVALID;
-    if (p->remote_extent == 0)
-        return AOS_OK;
     int rc = block_self_overlap(pe, off, local, b, p->local_extent, p->remote_extent);
     if (rc != AOS_OK)
         return rc;
@@ -226,8 +226,10 @@ static int sym_block(int put, int pe, const void *remote, void *local, const aos
         return AOS_ERR_NULL;
     struct block_plan p;
     int rc = plan_block(b, put, local, &p);
-    if (rc != AOS_OK || p.remote_extent == 0)
+    if (rc != AOS_OK)
         return rc;
+    if (p.remote_extent == 0)
+        return empty_done(ev);
     if (remote == NULL)
         return AOS_ERR_NULL;
     uint64_t off;

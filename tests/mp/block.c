@@ -130,6 +130,24 @@ int main(void)
     /* An empty block is a no-op and may have NULL buffers. */
     aos_block_t empty = {.run = 0, .count = {5, 5}};
     CHECK_OK(aos_put_block(theirs, 0, NULL, &empty, NULL));
+    /* With an event it counts as one operation, as a 0-byte put does, and
+     * a destroyed event is refused. */
+    aos_event_t *zero, *gone;
+    CHECK_OK(aos_event_create(&zero));
+    CHECK_OK(aos_put_block(theirs, 0, NULL, &empty, zero));
+    CHECK_OK(aos_get_block(NULL, theirs, 0, &empty, zero));
+    CHECK_OK(aos_putmem_block(right, sym, NULL, &empty, zero));
+    CHECK_OK(aos_getmem_block(right, NULL, sym, &empty, zero));
+    CHECK_OK(aos_putmem(right, sym, NULL, 0, zero));
+    uint64_t issued = 0;
+    CHECK_OK(aos_event_count(zero, &issued));
+    CHECK(issued == 5);
+    CHECK_OK(aos_event_wait(zero));
+    CHECK_OK(aos_event_destroy(zero));
+    CHECK_OK(aos_event_create(&gone));
+    CHECK_OK(aos_event_destroy(gone));
+    CHECK_RC(aos_put_block(theirs, 0, NULL, &empty, gone), AOS_ERR_INVALID);
+    CHECK_RC(aos_putmem_block(right, sym, NULL, &empty, gone), AOS_ERR_INVALID);
 
     CHECK_OK(aos_barrier_all());
     CHECK_OK(aos_event_destroy(ev));
