@@ -153,8 +153,10 @@ int aos_seg_attach(int owner, uint64_t key, aos_seg_t **seg);
 /* Releases an attached handle (the segment lives on). */
 int aos_seg_detach(aos_seg_t *seg);
 /* Owner only: removes the segment; other PEs' handles then fail with
- * AOS_ERR_DESTROYED. A segment made from a buffer leaves the buffer private
- * again with its current contents. */
+ * AOS_ERR_DESTROYED, however they learn that the destroy has happened
+ * (across nodes the call waits until every PE of another node has taken
+ * note: one round trip). A segment made from a buffer leaves the buffer
+ * private again with its current contents. */
 int aos_seg_destroy(aos_seg_t *seg);
 
 int aos_seg_size(const aos_seg_t *seg, size_t *size);

@@ -11,6 +11,7 @@
 
 enum aos__am_id {
     AOS__AM_SEG_STATE,  /* a segment of the sender changed state (mem/segment.c) */
+    AOS__AM_SEG_STATE_SEEN, /* the answer: my mirror has that state (mem/segment.c) */
     AOS__AM_NOTE,       /* a notification in the sender's lane (queue/notify.c) */
     AOS__AM_QUEUE_PUSH, /* an item for one of my queues (queue/queue_net.c) */
     AOS__AM_QUEUE_DONE, /* the outcome of a push of mine (queue/queue_net.c) */

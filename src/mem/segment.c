@@ -8,7 +8,12 @@
  * instead, which the owner's destroy updates with a message (AOS__AM_SEG_
  * STATE). A directory entry's state only grows (odd while a segment lives
  * there), so a mirror keeps the highest state it has learnt, from attaches
- * and messages in whatever order they land. Either way the check is best
+ * and messages in whatever order they land. The owner's destroy returns
+ * only once every PE of another node has answered that its mirror has the
+ * new state (AOS__AM_SEG_STATE_SEEN), so anything that follows the destroy,
+ * by whatever path it reaches a PE, finds the handle dead there; and the
+ * answer comes after that PE's earlier puts, so none of them lands in the
+ * segment that takes the memory next. Either way the check is best
  * effort: an access racing with the destroy is a program error. */
 #include "mem/segment.h"
 #include "core/handle.h"
@@ -72,7 +77,8 @@ struct seg_state_msg {
     uint64_t state;
 };
 
-/* An owner on another node changed a directory entry (destroy). */
+/* An owner on another node changed a directory entry (destroy): the
+ * mirror learns it, and the owner that it has. */
 static void on_seg_state(int src, const void *payload, size_t len)
 {
     struct seg_state_msg m;
@@ -83,17 +89,66 @@ static void on_seg_state(int src, const void *payload, size_t len)
     uint64_t *states = all != NULL ? aos__load_acquire(&all[src]) : NULL;
     if (states != NULL && m.index < AOS__MAX_SEGMENTS)
         aos__raise_relaxed(&states[m.index], m.state); /* relaxed: a best-effort check */
+    (void)aos__tp(src)->am_send(src, AOS__AM_SEG_STATE_SEEN, &m, sizeof m);
 }
 
-/* Tells the PEs of other nodes that my entry `index` is now `state`. */
+/* Per directory entry of mine: the state its destroy told the other
+ * nodes, and how many PEs have answered that they have it. Written by the
+ * destroying thread (the entry is its own until the destroy ends) and by
+ * the answers' handler. */
+static struct {
+    uint64_t state;
+    uint32_t seen;
+} told[AOS__MAX_SEGMENTS];
+
+static void on_seg_state_seen(int src, const void *payload, size_t len)
+{
+    (void)src;
+    struct seg_state_msg m;
+    if (len != sizeof m)
+        return;
+    memcpy(&m, payload, sizeof m);
+    /* Relaxed: the state is stored before the messages go out (and the
+     * transport's handoff orders it before their answers). */
+    if (m.index >= AOS__MAX_SEGMENTS || aos__load_relaxed(&told[m.index].state) != m.state)
+        return; /* an answer to a destroy that gave up waiting (the job ends) */
+    aos__fetch_add_release(&told[m.index].seen, 1); /* pairs with all_seen's acquire */
+    aos__fence_seq_cst(); /* the writer's half of the sleep protocol (core/wait.c) */
+    aos__bell_ring_mine();
+}
+
+struct told_wait {
+    uint32_t index, peers;
+};
+
+/* Every PE told has answered, or one of them is gone (then the job ends:
+ * nobody is left to be wrong about the segment). */
+static int all_seen(const void *ctx)
+{
+    const struct told_wait *w = ctx;
+    if (aos__load_acquire(&told[w->index].seen) >= w->peers) /* pairs with the handler */
+        return 1;
+    for (int pe = 0; pe < aos__rt.npes; pe++)
+        if (!aos__on_node(pe) && aos__load_relaxed(&aos__rt.peers[pe].lost)) /* relaxed: a flag */
+            return 1;
+    return 0;
+}
+
+/* Tells the PEs of other nodes that my entry `index` is now `state`, and
+ * waits until each has it (see the top). */
 static void tell_other_nodes(uint32_t index, uint64_t state)
 {
     if (aos__rt.net == NULL || aos__rt.finalizing)
         return; /* at finalize every handle goes anyway */
+    aos__store_relaxed(&told[index].seen, 0);
+    aos__store_relaxed(&told[index].state, state);
     struct seg_state_msg m = {.index = index, .state = state};
+    struct told_wait w = {.index = index, .peers = 0};
     for (int pe = 0; pe < aos__rt.npes; pe++)
-        if (!aos__on_node(pe))
-            (void)aos__tp(pe)->am_send(pe, AOS__AM_SEG_STATE, &m, sizeof m);
+        if (!aos__on_node(pe) &&
+            aos__tp(pe)->am_send(pe, AOS__AM_SEG_STATE, &m, sizeof m) == AOS_OK)
+            w.peers++;
+    (void)aos__wait(all_seen, &w, AOS__FOREVER, AOS__WATCH_ALL); /* fails only as the job ends */
 }
 
 static struct aos__seg_entry *directory(int pe)
@@ -554,6 +609,7 @@ void aos__seg_destroy_waking(aos_seg_t *seg, struct aos__bell *bell)
 void aos__segments_start(void)
 {
     aos__am_register(AOS__AM_SEG_STATE, on_seg_state);
+    aos__am_register(AOS__AM_SEG_STATE_SEEN, on_seg_state_seen);
 }
 
 void aos__segments_stop(struct aos__runtime *rt)

@@ -20,11 +20,18 @@
  * (from another node, PE 1's copy of the old portal's last permission must
  * not pass for the new one's).
  *
- * An argument (segment, queue, portal) runs one case. */
+ * relay (a layout with a node other than PE 0's that holds two PEs, R and
+ * U): U attaches to PE 0's segment; PE 0 destroys it, creates another in
+ * the same memory and then tells R with a blocking put; R passes the word
+ * on to U with a plain store (its node's memory). U, having seen it, must
+ * find its handle dead: the destroy came first, whatever path the news took.
+ *
+ * An argument (segment, queue, portal, relay) runs one case. */
 #include <string.h>
 #include <time.h>
 
 #include "../common/check.h"
+#include "../common/nodes.h"
 
 #define SKEY 0x5e61u
 #define OTHER_KEY 0x5e62u
@@ -36,6 +43,8 @@
 #define QCAP 64
 
 static uint64_t stop; /* at the attachers: PE 0 is done */
+static uint64_t news; /* at R, then at U: the round PE 0 has destroyed */
+#define RELAY_ROUNDS 50
 
 /* One epoch of the segment case. */
 static void segment_epoch(int me, int npes)
@@ -187,6 +196,49 @@ static void portal_case(int me)
     }
 }
 
+static void relay_case(int me, int npes)
+{
+    int r = -1, u = -1; /* the first PE off PE 0's node with a node peer, and that peer */
+    for (int pe = 1; pe + 1 < npes && r < 0; pe++)
+        if (!test_same_node(0, pe, npes) && test_same_node(pe, pe + 1, npes))
+            r = pe, u = pe + 1;
+    if (r < 0)
+        return; /* no such layout */
+    for (uint64_t round = 1; round <= RELAY_ROUNDS; round++) {
+        aos_seg_t *s = NULL, *fresh = NULL, *h = NULL;
+        if (me == 0)
+            CHECK_OK(aos_seg_create(SKEY, SEG_SIZE, AOS_PROTO_RMA, &s));
+        CHECK_OK(aos_barrier_all());
+        if (me == u)
+            CHECK_OK(aos_seg_attach(0, SKEY, &h));
+        CHECK_OK(aos_barrier_all());
+        if (me == 0) {
+            CHECK_OK(aos_seg_destroy(s));
+            CHECK_OK(aos_seg_create(OTHER_KEY, SEG_SIZE, AOS_PROTO_RMA, &fresh));
+            CHECK_OK(aos_putmem(r, &news, &round, sizeof round, NULL));
+        } else if (me == r) {
+            CHECK_OK(aos_wait_until_u64(&news, AOS_CMP_GE, round));
+            uint64_t *at_u;
+            CHECK_OK(aos_sym_ptr(&news, u, (void **)&at_u));
+            __atomic_store_n(at_u, round, __ATOMIC_RELEASE);
+        } else if (me == u) {
+            while (__atomic_load_n(&news, __ATOMIC_ACQUIRE) < round)
+                ;
+            uint64_t v = ~round;
+            CHECK_RC(aos_put(h, 0, &v, sizeof v, NULL), AOS_ERR_DESTROYED);
+            CHECK_OK(aos_seg_detach(h));
+        }
+        CHECK_OK(aos_barrier_all());
+        if (me == 0) {
+            uint64_t w = 1;
+            CHECK_OK(aos_get(&w, fresh, 0, sizeof w, NULL));
+            CHECK(w == 0); /* nothing of U's reached the new segment */
+            CHECK_OK(aos_seg_destroy(fresh));
+        }
+        CHECK_OK(aos_barrier_all());
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : "";
@@ -200,5 +252,7 @@ int main(int argc, char **argv)
         queue_case(me);
     if (!*only || strcmp(only, "portal") == 0)
         portal_case(me);
+    if (!*only || strcmp(only, "relay") == 0)
+        relay_case(me, npes);
     return aos_finalize();
 }

@@ -233,9 +233,15 @@ int aos__ucx_core_am(int pe, unsigned id, const void *payload, size_t len)
 }
 
 /* Sends what handlers deferred, oldest first; one at a time, so that a
- * handler run while this one is sent may append more. */
+ * handler run while this one is sent may append more. Not again on this
+ * thread while it sends one (its wait drives the worker, which comes back
+ * here): the next would overtake it. */
 static void send_deferred(void)
 {
+    static AOS__TLS int sending;
+    if (sending)
+        return;
+    sending = 1;
     for (;;) {
         pthread_mutex_lock(&U.lock);
         struct deferred *d = deferred_head;
@@ -246,10 +252,18 @@ static void send_deferred(void)
         }
         pthread_mutex_unlock(&U.lock);
         if (d == NULL)
-            return;
+            break;
         (void)aos__ucx_core_am(d->pe, d->id, d->payload, d->len); /* fails only as the job ends */
         free(d);
     }
+    sending = 0;
+}
+
+void aos__ucx_send_deferred(void)
+{
+    /* Relaxed: a hint (flag_pending sets it under the lock with the list). */
+    if (!in_handler && aos__load_relaxed(&U.pending))
+        send_deferred();
 }
 
 void aos__ucx_drop_deferred(void)

@@ -42,7 +42,9 @@ unsigned aos__ucx_drive_once(void)
 
 void aos__ucx_progress_idle(unsigned *idle)
 {
-    if (aos__ucx_drive_once() != 0)
+    unsigned n = aos__ucx_drive_once();
+    aos__ucx_send_deferred();
+    if (n != 0)
         *idle = 0;
     else if (++*idle >= 64) /* the peer may need this CPU to answer */
         sched_yield();

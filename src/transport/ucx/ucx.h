@@ -163,6 +163,11 @@ int aos__ucx_in_handler(void);
 /* The table's am_send: a core message to pe, after my earlier puts to it.
  * Sent by the next settle when called from inside a core handler. */
 int aos__ucx_core_am(int pe, unsigned id, const void *payload, size_t len);
+/* Sends the messages core handlers deferred, outside a handler; for waits
+ * that drive the worker without settling, so that a handler's answer does
+ * not wait for a settle that the program, blocked in such a wait on the
+ * peer that expects the answer, would never reach. */
+void aos__ucx_send_deferred(void);
 /* Frees deferred messages never sent (stop). */
 void aos__ucx_drop_deferred(void);
 /* [lo, hi) written at pe is visible there: wakes pe's sleepers watching it,
