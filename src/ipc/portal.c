@@ -312,10 +312,12 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
         return AOS_ERR_NULL;
     if (ev != NULL && ev->magic != AOS__EVENT_MAGIC)
         return AOS_ERR_INVALID;
+    /* The range's last byte, in integers: cap may run past any object, or
+     * past the end of the address space (then the range is nobody's). */
+    uintptr_t end = (uintptr_t)buf + (cap - 1);
     uint64_t lo = 0, last = 0;
-    if (cap != 0 && (cap - 1 > UINTPTR_MAX - (uintptr_t)buf || /* the range wraps */
-                     !aos__local_arena_off(buf, &lo) ||
-                     !aos__local_arena_off((char *)buf + cap - 1, &last) || last - lo != cap - 1))
+    if (cap != 0 && (end < (uintptr_t)buf || !aos__local_arena_off(buf, &lo) ||
+                     !aos__local_arena_off((const void *)end, &last) || last - lo != cap - 1))
         return AOS_ERR_NOT_SYMMETRIC; /* no other PE can reach that memory */
     struct read_op *r = NULL;
     if (ev != NULL) {

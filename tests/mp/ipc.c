@@ -176,6 +176,11 @@ static void test_portal(int me, int npes)
     CHECK_RC(aos_portal_read(mine, 0, rbuf, SIZE_MAX, &len, NULL), AOS_ERR_NOT_SYMMETRIC);
     CHECK_RC(aos_portal_read(mine, 0, rbuf + 64, SIZE_MAX - 63, &len, NULL),
              AOS_ERR_NOT_SYMMETRIC);
+    /* Up to the last byte of the address space, without wrapping. */
+    CHECK_RC(aos_portal_read(mine, 0, rbuf, SIZE_MAX - (uintptr_t)rbuf + 1, &len, NULL),
+             AOS_ERR_NOT_SYMMETRIC);
+    CHECK_RC(aos_portal_read(mine, 0, rbuf, (size_t)PTRDIFF_MAX + 1, &len, NULL),
+             AOS_ERR_NOT_SYMMETRIC);
     CHECK_RC(aos_portal_read(mine, 0, rbuf, 8, NULL, NULL), AOS_ERR_NULL);
 
     /* Every PE sends every size to every PE, with events, in order per
