@@ -199,11 +199,12 @@ static int deliver_locked(aos_queue_t *q, const void *item, size_t len, int wait
     struct parked *p = malloc(sizeof *p + len);
     if (p == NULL)
         return AOS_ERR_NO_MEMORY;
-    if (l == NULL && (l = malloc(sizeof *l)) == NULL) {
-        free(p);
-        return AOS_ERR_NO_MEMORY;
-    }
-    if (*link == NULL) { /* a new line, at the end of the list */
+    if (l == NULL) { /* a new line, at the end of the list */
+        l = malloc(sizeof *l);
+        if (l == NULL) {
+            free(p);
+            return AOS_ERR_NO_MEMORY;
+        }
         *l = (struct line){.q = q, .head = NULL, .tail = &l->head};
         *link = l;
     }
