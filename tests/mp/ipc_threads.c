@@ -35,8 +35,8 @@
 #endif
 #define MBOX_PORT 0x1c01u
 #define PORTAL_PORT(pe, t) (0x1c10u + (uint32_t)(pe) * THREADS + (uint32_t)(t))
-#define SHARED_PORT(pe) (0x1d00u + (uint32_t)(pe))
-#define ORDER_PORT(pe) (0x1e00u + (uint32_t)(pe))
+#define SHARED_PORTS 0x1d00u /* + the writer PE */
+#define ORDER_PORTS 0x1e00u
 #define ORDER_ROUNDS 100
 
 struct msg {
@@ -86,6 +86,24 @@ static void *portal_writer(void *arg)
 
 static aos_portal_t *shared_handle; /* threads 0 and 1 of a writer PE */
 
+/* PE 0 receives from each writer PE through a portal of its own, at port
+ * base + the writer; created before the case, closed after it. */
+static void receivers_create(aos_portal_t **ports, uint32_t base)
+{
+    if (me == 0)
+        for (int pe = 1; pe < npes; pe++)
+            CHECK_OK(aos_portal_create(base + (uint32_t)pe, &ports[pe]));
+    CHECK_OK(aos_barrier_all());
+}
+
+static void receivers_close(aos_portal_t **ports)
+{
+    CHECK_OK(aos_barrier_all());
+    if (me == 0)
+        for (int pe = 1; pe < npes; pe++)
+            CHECK_OK(aos_portal_close(ports[pe]));
+}
+
 static void *shared_writer(void *arg)
 {
     int t = (int)(intptr_t)arg;
@@ -93,7 +111,7 @@ static void *shared_writer(void *arg)
     aos_portal_t *p = shared_handle;
     CHECK_OK(aos_event_create(&ev));
     if (t >= 2)
-        CHECK_OK(aos_portal_open(0, SHARED_PORT(me), &p));
+        CHECK_OK(aos_portal_open(0, SHARED_PORTS + (uint32_t)me, &p));
     for (uint32_t i = 0; i < PER_PORTAL; i++) {
         sent[t][i] = (struct msg){(uint32_t)me, (uint32_t)t, i, 0};
         int blocking = (i + (uint32_t)t) % 3 == 0;
@@ -111,12 +129,9 @@ static void *shared_writer(void *arg)
 static void shared_case(void)
 {
     static aos_portal_t *ports[MAXPES];
-    if (me == 0)
-        for (int pe = 1; pe < npes; pe++)
-            CHECK_OK(aos_portal_create(SHARED_PORT(pe), &ports[pe]));
-    CHECK_OK(aos_barrier_all());
+    receivers_create(ports, SHARED_PORTS);
     if (me != 0) {
-        CHECK_OK(aos_portal_open(0, SHARED_PORT(me), &shared_handle));
+        CHECK_OK(aos_portal_open(0, SHARED_PORTS + (uint32_t)me, &shared_handle));
         test_run_threads(THREADS, shared_writer);
         CHECK_OK(aos_portal_close(shared_handle));
     } else {
@@ -132,10 +147,7 @@ static void shared_case(void)
                 next[pe][into.thread]++;
             }
     }
-    CHECK_OK(aos_barrier_all());
-    if (me == 0)
-        for (int pe = 1; pe < npes; pe++)
-            CHECK_OK(aos_portal_close(ports[pe]));
+    receivers_close(ports);
 }
 
 /* Spins about us microseconds without calling aos: a slow receiver. */
@@ -151,14 +163,11 @@ static void spin_us(long us)
 static void order_case(void)
 {
     static aos_portal_t *ports[MAXPES];
-    if (me == 0)
-        for (int pe = 1; pe < npes; pe++)
-            CHECK_OK(aos_portal_create(ORDER_PORT(pe), &ports[pe]));
-    CHECK_OK(aos_barrier_all());
+    receivers_create(ports, ORDER_PORTS);
     if (me != 0) {
         aos_portal_t *p;
         aos_event_t *ev;
-        CHECK_OK(aos_portal_open(0, ORDER_PORT(me), &p));
+        CHECK_OK(aos_portal_open(0, ORDER_PORTS + (uint32_t)me, &p));
         CHECK_OK(aos_event_create(&ev));
         static uint32_t m[2 * ORDER_ROUNDS];
         for (uint32_t i = 0; i < 2 * ORDER_ROUNDS; i += 2) {
@@ -180,10 +189,7 @@ static void order_case(void)
                 CHECK(len == sizeof into && into == i);
             }
     }
-    CHECK_OK(aos_barrier_all());
-    if (me == 0)
-        for (int pe = 1; pe < npes; pe++)
-            CHECK_OK(aos_portal_close(ports[pe]));
+    receivers_close(ports);
 }
 
 static void mailbox_case(void)
