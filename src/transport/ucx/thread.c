@@ -26,7 +26,19 @@
  * no longer than that and does not poll, and the first record appended
  * while it polls or parks longer cuts that short (aos__ucx_thread_nudge).
  * It does not send them at once: a program streaming small operations
- * fills its buffers faster than this thread could wake for each. */
+ * fills its buffers faster than this thread could wake for each.
+ *
+ * Serving, the thread sleeps between turns in one of two ways
+ * (AOS_NET_WAKEUP). On the worker's event descriptor it sleeps until
+ * something arrives; but UCP then hangs each interface's descriptor on the
+ * worker's, and over TCP every message pays for that second wake-up list
+ * in the sender's system call and on the receiver's socket lock. Without
+ * it, the thread polls: it dozes POLL_MIN_NS after a turn that applied
+ * something, twice as long after each empty one up to POLL_MAX_NS, and a
+ * program thread going to sleep in the kernel cuts the doze short. The
+ * polls cost a few thousand short wakes a second, cheap beside a PE that
+ * has a CPU of its own; where PEs share CPUs, and their waits sleep in the
+ * kernel most, the descriptor is used (core/runtime.c chooses). */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -51,13 +63,19 @@
 #define RECORDS_NS 1000000u
 _Static_assert(PARK_MIN_NS <= RECORDS_NS, "the shortest park is never nudged");
 
+/* Without the event descriptor: the shortest and the longest doze between
+ * polls. No nudge reaches a doze: the longest leaves records waiting no
+ * longer than RECORDS_NS. */
+#define POLL_MIN_NS 16000u
+#define POLL_MAX_NS RECORDS_NS
+
 static struct {
     pthread_t thread;
     int running;
     int stop;          /* set by aos__ucx_thread_stop */
     uint32_t driven;   /* bumped by program threads' turns of the worker */
     uint32_t sleepers; /* program threads asleep in the kernel */
-    uint32_t parked;   /* 1 while this thread is parked */
+    uint32_t parked;   /* 1 while this thread is parked or dozes */
     uint32_t turn;     /* futex word: bumped to send a parked thread back */
     uint32_t idle_poll; /* 1 while this thread polls for IDLE_MS */
     uint32_t long_park; /* 1 while this thread parks longer than RECORDS_NS */
@@ -102,7 +120,7 @@ void aos__ucx_thread_nudge(void)
      * polls (parks) briefly, or this sees it polling (parked) long and cuts
      * that short. The exchange wakes a long park once, and the parks
      * after it start again from the shortest (loop). */
-    if (aos__load_seq_cst(&T.idle_poll))
+    if (aos__load_seq_cst(&T.idle_poll)) /* set only with the event descriptor */
         (void)ucp_worker_signal(U.worker);
     if (aos__load_seq_cst(&T.long_park) && aos__exchange_seq_cst(&T.long_park, 0) != 0) {
         (void)aos__fetch_add_seq_cst(&T.turn, 1);
@@ -131,13 +149,59 @@ static void park(uint64_t ns)
     aos__store_relaxed(&T.parked, 0); /* relaxed: only saves wakes */
 }
 
+/* Without the event descriptor, between two polls: sleeps ns, or until a
+ * program thread goes to sleep (aos__ucx_sleep_begin, which finds parked
+ * set and bumps turn) or the thread is stopped. Returns whether it was cut
+ * short. */
+static int doze(uint64_t ns)
+{
+    /* seq_cst: with sleep_begin's increment of sleepers and load of parked,
+     * as in park; a sleep that misses this doze waits out at most ns. A
+     * thread already asleep does not keep this one awake: it dozes too. */
+    aos__store_seq_cst(&T.parked, 1);
+    uint32_t turn = aos__load_seq_cst(&T.turn);
+    if (!aos__load_acquire(&T.stop)) /* pairs with the release in ..._stop */
+        aos__futex_wait(&T.turn, turn, ns);
+    aos__store_relaxed(&T.parked, 0); /* relaxed: only saves wakes */
+    return aos__load_relaxed(&T.turn) != turn;
+}
+
+/* Sleeps on the worker's event descriptor until something arrives, at most
+ * IDLE_MS; returns 0 when the thread should end. */
+static int sleep_on_events(void)
+{
+    ucs_status_t st = ucp_worker_arm(U.worker);
+    if (st == UCS_ERR_BUSY)
+        return 1; /* events came in meanwhile: progress again */
+    if (st != UCS_OK)
+        return 0;
+    if (aos__load_acquire(&T.stop)) /* pairs with the release in ..._stop */
+        return 0;
+    struct pollfd pf = {.fd = U.efd, .events = POLLIN};
+    /* A bounded sleep: work queued by settle with nothing to wake the
+     * descriptor (a flush issued while every reply was already in) is
+     * picked up within it. seq_cst, both: see aos__ucx_thread_nudge. */
+    aos__store_seq_cst(&T.idle_poll, 1);
+    int rc = 0;
+    if (!aos__load_seq_cst(&U.coalesced))
+        rc = poll(&pf, 1, IDLE_MS);
+    aos__store_relaxed(&T.idle_poll, 0); /* relaxed: a late nudge only costs a wake */
+    if (rc < 0 && errno != EINTR)
+        return 0;
+    /* Records waiting (or the nudge that ended the poll) wait a little
+     * more, so that a stream fills its buffer before they go. */
+    if (aos__load_relaxed(&U.coalesced))
+        park(RECORDS_NS);
+    return 1;
+}
+
 static void *loop(void *arg)
 {
     (void)arg;
     on_thread = 1;
     (void)pthread_setname_np(pthread_self(), "aos-ucx"); /* for top -H, gdb */
     uint32_t seen = aos__load_relaxed(&T.driven);
-    uint64_t park_ns = PARK_MIN_NS;
+    uint64_t park_ns = PARK_MIN_NS, doze_ns = POLL_MIN_NS;
     /* Acquire: pairs with the release in aos__ucx_thread_stop. */
     while (!aos__load_acquire(&T.stop)) {
         /* Relaxed: the program's turns need no order with this; a stale
@@ -161,31 +225,18 @@ static void *loop(void *arg)
         park_ns = PARK_MIN_NS;
         /* Each turn that applied something rings my sleepers: on networks
          * that need this CPU (TCP) no wake message follows the write. */
+        int applied = 0;
         while (aos__ucx_drive_once() != 0)
-            ;
+            applied = 1;
         aos__ucx_settle(AOS__UCX_SETTLE_EAGER); /* events polled by a program that computes */
-        ucs_status_t st = ucp_worker_arm(U.worker);
-        if (st == UCS_ERR_BUSY)
-            continue; /* events came in meanwhile: progress again */
-        if (st != UCS_OK)
-            break;
-        if (aos__load_acquire(&T.stop)) /* pairs with the release in ..._stop */
-            break;
-        struct pollfd pf = {.fd = U.efd, .events = POLLIN};
-        /* A bounded sleep: work queued by settle with nothing to wake the
-         * descriptor (a flush issued while every reply was already in) is
-         * picked up within it. seq_cst, both: see aos__ucx_thread_nudge. */
-        aos__store_seq_cst(&T.idle_poll, 1);
-        int rc = 0;
-        if (!aos__load_seq_cst(&U.coalesced))
-            rc = poll(&pf, 1, IDLE_MS);
-        aos__store_relaxed(&T.idle_poll, 0); /* relaxed: a late nudge only costs a wake */
-        if (rc < 0 && errno != EINTR)
-            break;
-        /* Records waiting (or the nudge that ended the poll) wait a little
-         * more, so that a stream fills its buffer before they go. */
-        if (aos__load_relaxed(&U.coalesced))
-            park(RECORDS_NS);
+        if (U.efd >= 0) {
+            if (!sleep_on_events())
+                break;
+            continue;
+        }
+        doze_ns = applied ? POLL_MIN_NS : doze_ns < POLL_MAX_NS / 2 ? 2 * doze_ns : POLL_MAX_NS;
+        if (doze(doze_ns))
+            doze_ns = POLL_MIN_NS; /* a program thread went to sleep: it waits on the network */
     }
     return NULL;
 }
@@ -209,7 +260,8 @@ void aos__ucx_thread_stop(void)
     aos__store_release(&T.stop, 1); /* pairs with the acquires in loop */
     (void)aos__fetch_add_seq_cst(&T.turn, 1); /* out of park */
     aos__futex_wake_one(&T.turn);
-    (void)ucp_worker_signal(U.worker); /* out of poll */
+    if (U.efd >= 0)
+        (void)ucp_worker_signal(U.worker); /* out of poll */
     pthread_join(T.thread, NULL);
     T.running = 0;
 }

@@ -220,10 +220,13 @@ static int open_worker(struct aos__runtime *rt)
         (void)ucp_config_modify(cfg, "USE_MT_MUTEX", "y");
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
-        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
-                    UCP_FEATURE_WAKEUP,
+        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM,
         .mt_workers_shared = 1,
     };
+    /* The progress thread's event descriptor, only if it sleeps on it
+     * (thread.c): the feature costs every message over TCP. */
+    if (rt->cfg.net_wakeup)
+        params.features |= UCP_FEATURE_WAKEUP;
     rc = aos__ucx_status(ucp_init(&params, cfg, &U.context), "initialising", rt->me);
     ucp_config_release(cfg);
     if (rc != AOS_OK)
@@ -243,7 +246,8 @@ static int open_worker(struct aos__runtime *rt)
                         "(--enable-mt), which aos needs\n", rt->me);
         rc = AOS_ERR_NETWORK;
     }
-    if (rc == AOS_OK)
+    U.efd = -1; /* the progress thread polls */
+    if (rc == AOS_OK && rt->cfg.net_wakeup)
         rc = aos__ucx_status(ucp_worker_get_efd(U.worker, &U.efd), "getting its event fd",
                              rt->me);
     if (rc == AOS_OK)

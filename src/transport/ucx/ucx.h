@@ -3,8 +3,8 @@
  * rma.c (put/get/blocks/atomics/ordering), keys.c (memory registration and
  * remote keys), am.c (active messages: wakes, signals, the core's
  * messages), coalesce.c (small puts and posted atomics to one peer sent as
- * one message), thread.c (the progress thread asleep on the worker's event fd),
- * fds.c (UCX's descriptors made close-on-exec).
+ * one message), thread.c (the progress thread, polling or asleep on the
+ * worker's event fd), fds.c (UCX's descriptors made close-on-exec).
  *
  * Thread safety: the worker runs in UCS_THREAD_MODE_MULTI, so any thread may
  * call UCP; aos's own per-peer bookkeeping is under `lock`, except the
@@ -71,7 +71,8 @@ struct aos__ucx_peer {
 struct aos__ucx {
     ucp_context_h context;
     ucp_worker_h worker;
-    int efd;                       /* the worker's event descriptor */
+    int efd;                       /* the worker's event descriptor; -1 without
+                                    * AOS_NET_WAKEUP (thread.c) */
     struct aos__ucx_peer *peers;   /* npes entries */
     pthread_mutex_t lock;
     int pending;                   /* peers with a wake to send, or deferred messages:
