@@ -194,9 +194,21 @@ int aos__ucx_am_coalesced(int pe, const void *buf, size_t len, uint32_t *issuing
     return send_on(U.peers[pe].ep, pe, AOS__UCX_COALESCED, 0, 0, buf, len, issuing);
 }
 
+/* Up to this many bytes of a put with a signal are copied after their
+ * offset into one buffer: a contiguous payload takes UCP's short-message
+ * path, where two pieces take the general one. */
+#define PUT_SIGNAL_COPY_MAX 256
+
 int aos__ucx_am_put_signal(int pe, uint64_t off, const void *src, size_t len, uint64_t sig_off,
                            uint64_t value)
 {
+    if (len <= PUT_SIGNAL_COPY_MAX) {
+        unsigned char buf[sizeof off + PUT_SIGNAL_COPY_MAX];
+        memcpy(buf, &off, sizeof off);
+        if (len != 0)
+            memcpy(buf + sizeof off, src, len);
+        return aos__ucx_am(pe, AOS__UCX_PUT_SIGNAL, sig_off, value, buf, sizeof off + len);
+    }
     struct am_header h = {
         .src = (uint32_t)aos__rt.me, .kind = AOS__UCX_PUT_SIGNAL, .a = sig_off, .b = value};
     /* The payload in two pieces (the offset, the caller's data): no copy. */
