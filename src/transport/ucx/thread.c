@@ -195,6 +195,15 @@ static int sleep_on_events(void)
     return 1;
 }
 
+/* Whether a program thread drove the worker since `seen` and none sleeps
+ * in the kernel: this thread stands aside. Relaxed: the program's turns
+ * need no order with this; a stale value costs one more park or one turn
+ * of contention. Sleepers are read seq_cst in park. */
+static int program_drives(uint32_t seen)
+{
+    return aos__load_relaxed(&T.driven) != seen && aos__load_relaxed(&T.sleepers) == 0;
+}
+
 static void *loop(void *arg)
 {
     (void)arg;
@@ -204,12 +213,8 @@ static void *loop(void *arg)
     uint64_t park_ns = PARK_MIN_NS, doze_ns = POLL_MIN_NS;
     /* Acquire: pairs with the release in aos__ucx_thread_stop. */
     while (!aos__load_acquire(&T.stop)) {
-        /* Relaxed: the program's turns need no order with this; a stale
-         * value costs one more park or one turn of contention. Sleepers are
-         * read seq_cst in park. */
-        uint32_t driven = aos__load_relaxed(&T.driven);
-        if (driven != seen && aos__load_relaxed(&T.sleepers) == 0) {
-            seen = driven;
+        if (program_drives(seen)) {
+            seen = aos__load_relaxed(&T.driven); /* relaxed: as in program_drives */
             /* A program that appends records keeps the parks at the
              * shortest, which no nudge wakes: one exchanging messages
              * with records sends them itself, and is not woken for each.
@@ -224,11 +229,20 @@ static void *loop(void *arg)
         }
         park_ns = PARK_MIN_NS;
         /* Each turn that applied something rings my sleepers: on networks
-         * that need this CPU (TCP) no wake message follows the write. */
+         * that need this CPU (TCP) no wake message follows the write. A
+         * stream keeps every turn busy: a program thread that starts
+         * driving meanwhile (one woken by it) takes over at once, instead
+         * of taking turns with this thread at UCP's lock for as long as
+         * the stream lasts. */
         int applied = 0;
-        while (aos__ucx_drive_once() != 0)
+        while (aos__ucx_drive_once() != 0) {
             applied = 1;
+            if (program_drives(seen))
+                break;
+        }
         aos__ucx_settle(AOS__UCX_SETTLE_EAGER); /* events polled by a program that computes */
+        if (program_drives(seen))
+            continue; /* it took over: park */
         if (U.efd >= 0) {
             if (!sleep_on_events())
                 break;
