@@ -69,6 +69,12 @@ void aos__bell_ring_mine(void)
  * RPCs that a waiting PE serves stayed at 7.3-7.6 M calls/s in all three. */
 #define AOS__POLLS_PER_PAUSE 8
 
+uint64_t aos__spin_turns(void)
+{
+    uint64_t turns = aos__rt.cfg.spin_count / AOS__POLLS_PER_PAUSE;
+    return turns != 0 ? turns : 1;
+}
+
 /* Internal: the sleeper served others (RPCs, network traffic); they are
  * active, spin again. */
 #define SERVED 1

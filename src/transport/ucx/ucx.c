@@ -44,9 +44,12 @@ void aos__ucx_progress_idle(unsigned *idle)
 {
     unsigned n = aos__ucx_drive_once();
     aos__ucx_send_deferred();
+    /* After as many empty turns as a waiter spins: the peer may need this
+     * CPU to answer where PEs share CPUs (a few turns then), and a yield
+     * just before the answer comes delays it where they do not. */
     if (n != 0)
         *idle = 0;
-    else if (++*idle >= 64) /* the peer may need this CPU to answer */
+    else if (++*idle >= aos__spin_turns())
         sched_yield();
 }
 
