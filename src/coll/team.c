@@ -55,19 +55,18 @@ int aos__coll_locate(const void *addr, size_t len, uint64_t *off)
     return aos__sym_locate(addr, len, off);
 }
 
-static uint64_t net_ops;
+/* Per thread: read by the thread that made the calls it counts, so no
+ * atomic increment on every network step. */
+static AOS__TLS uint64_t net_ops;
 
 uint64_t aos__coll_net_ops(void)
 {
-    /* Relaxed: a count, read by the thread that made the calls it counts. */
-    return aos__load_relaxed(&net_ops);
+    return net_ops;
 }
 
 void aos__coll_count_net(void)
 {
-    /* Relaxed: nothing is ordered by the count (collectives on different
-     * teams may run in several threads at once). */
-    aos__fetch_add_relaxed(&net_ops, 1);
+    net_ops++;
 }
 
 int aos__team_signal(const aos_team_t *team, int rank, size_t word_off, uint64_t value)

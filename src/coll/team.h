@@ -159,8 +159,9 @@ static inline char *aos__team_peer(const aos_team_t *team, int rank, uint64_t of
     return aos__rt.peers[team->pes[rank]].base + off;
 }
 
-/* Network operations (signals, puts, gets) this PE's collectives have
- * issued: tests read it to see which tier a collective took. */
+/* Network operations (signals, puts, gets) the calling thread's
+ * collectives have issued: tests read it to see which tier a collective
+ * took. */
 uint64_t aos__coll_net_ops(void);
 void aos__coll_count_net(void);
 

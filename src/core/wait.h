@@ -32,11 +32,11 @@ int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
  * reached value. Its acquire load pairs with the writer's release
  * (signal_store), so what the writer wrote before is visible on return. */
 int aos__wait_arena_word(uint64_t off, uint64_t value);
-/* How many turns of progress a waiter's spin takes (AOS_SPIN_COUNT's
- * polls, one turn every few) before it starts yielding its CPU: a
- * transport that waits for a request of its own yields after as many
- * turns without news. At least 1. */
-uint64_t aos__spin_turns(void);
+/* A waiter's spin checks what it waits for this many times per turn of
+ * progress (wait.c says why), so AOS_SPIN_COUNT / AOS__POLLS_PER_PAUSE
+ * turns go by before it yields its CPU: a transport that waits for a
+ * request of its own yields after as many turns without news. */
+#define AOS__POLLS_PER_PAUSE 8
 /* The writer's half: after its writes to [lo, hi) and a seq_cst barrier,
  * wakes the bell's sleepers if they watch that range (all of them, or one
  * when any one of them can use what was written). */

@@ -49,7 +49,7 @@ void aos__ucx_progress_idle(unsigned *idle)
      * just before the answer comes delays it where they do not. */
     if (n != 0)
         *idle = 0;
-    else if (++*idle >= aos__spin_turns())
+    else if (++*idle >= aos__rt.cfg.spin_count / AOS__POLLS_PER_PAUSE)
         sched_yield();
 }
 
