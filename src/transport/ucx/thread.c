@@ -1,8 +1,8 @@
 /* The network progress thread. UCP over some networks (TCP among them)
  * needs the target's CPU to apply puts, gets and atomics and to run message
  * handlers; this thread gives it, so a target that computes and never calls
- * aos still serves every one-sided operation. Idle, it sleeps on the
- * worker's event descriptor: no CPU is spent while nothing arrives.
+ * aos still serves every one-sided operation. Idle, it polls ever more
+ * rarely, or sleeps on the worker's event descriptor (below).
  *
  * While the program drives the worker itself (its waits, its own requests:
  * aos__ucx_driven), this thread stands aside: two threads taking turns at
