@@ -57,11 +57,11 @@
       "send the small puts with events and the posted atomics a PE issues to one network " \
       "peer in one message, where one TCP stream carries them all in order and the "      \
       "peer's CPU applies them; 0 sends each on its own")                                 \
-    X(net_wakeup, "AOS_NET_WAKEUP", BOOL, "0", 0,                                           \
+    X(net_wakeup, "AOS_NET_WAKEUP", BOOL, "1", 0,                                           \
       "let the network progress thread sleep on the transport's event descriptor, woken "  \
-      "by each arrival, instead of polling with growing pauses (1 ms at most); over TCP "   \
-      "every message pays for the descriptor (unset: 1 when the PEs sharing the "        \
-      "machine's CPUs outnumber them, where the polls would take their CPUs)")           \
+      "by each arrival; 0: it polls with pauses that grow to 1 ms, which saves every "      \
+      "message over TCP a little where the program waits inside aos, but serves a PE "   \
+      "that computes up to 1 ms late")                                                   \
     X(debug, "AOS_DEBUG", BOOL, "0", 0, "print start-up diagnostics to stderr")
 
 struct aos__config {

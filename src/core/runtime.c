@@ -78,9 +78,7 @@ static void plan_layout(struct aos__runtime *rt, uint64_t static_len)
  * (AOS_NODE_SIZE's pseudo-nodes share its CPUs), and those of hosts that
  * run under the same kernel (containers or network namespaces of one
  * machine), whose PEs spinning would starve each other just the same.
- * There the network's progress thread sleeps on the transport's events
- * rather than polling (AOS_NET_WAKEUP). Explicit AOS_SPIN_COUNT,
- * AOS_YIELD_COUNT and AOS_NET_WAKEUP settings are kept. */
+ * Explicit AOS_SPIN_COUNT / AOS_YIELD_COUNT settings are kept. */
 static void adapt_waiting(struct aos__runtime *rt)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -91,11 +89,8 @@ static void adapt_waiting(struct aos__runtime *rt)
         rt->cfg.spin_count = 20;
     if (getenv("AOS_YIELD_COUNT") == NULL)
         rt->cfg.yield_count = 50;
-    if (getenv("AOS_NET_WAKEUP") == NULL)
-        rt->cfg.net_wakeup = 1;
-    aos__debug("%d PEs on %ld CPUs: spin %llu, yield %llu, network wakeup %llu", local, cpus,
-               (unsigned long long)rt->cfg.spin_count, (unsigned long long)rt->cfg.yield_count,
-               (unsigned long long)rt->cfg.net_wakeup);
+    aos__debug("%d PEs on %ld CPUs: spin %llu, yield %llu", local, cpus,
+               (unsigned long long)rt->cfg.spin_count, (unsigned long long)rt->cfg.yield_count);
 }
 
 /* AOS_CLUSTER_SIZE=N overrides the clusters the launcher found. */
@@ -175,10 +170,10 @@ int aos_init(void)
     rc = aos__transport_shm.start(rt);
     if (rc != AOS_OK)
         goto fail_peers;
-    adapt_waiting(rt);
     rc = start_network(rt);
     if (rc != AOS_OK)
         goto fail_shm;
+    adapt_waiting(rt);
     override_clusters(rt);
     rc = aos__memory_start(rt);
     if (rc != AOS_OK)

@@ -29,16 +29,16 @@
  * fills its buffers faster than this thread could wake for each.
  *
  * Serving, the thread sleeps between turns in one of two ways
- * (AOS_NET_WAKEUP). On the worker's event descriptor it sleeps until
+ * (AOS_NET_WAKEUP). By default on the worker's event descriptor, until
  * something arrives; but UCP then hangs each interface's descriptor on the
  * worker's, and over TCP every message pays for that second wake-up list
- * in the sender's system call and on the receiver's socket lock. Without
- * it, the thread polls: it dozes POLL_MIN_NS after a turn that applied
- * something, twice as long after each empty one up to POLL_MAX_NS, and a
- * program thread going to sleep in the kernel cuts the doze short. The
- * polls cost a few thousand short wakes a second, cheap beside a PE that
- * has a CPU of its own; where PEs share CPUs, and their waits sleep in the
- * kernel most, the descriptor is used (core/runtime.c chooses). */
+ * in the sender's system call and on the receiver's socket lock, even
+ * while the program drives the worker itself. With AOS_NET_WAKEUP=0 there
+ * is no descriptor and the thread polls: it dozes POLL_MIN_NS after a turn
+ * that applied something, twice as long after each empty one up to
+ * POLL_MAX_NS, and a program thread going to sleep in the kernel cuts the
+ * doze short. That suits a program that waits inside aos; a target that
+ * computes is then served up to POLL_MAX_NS late. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -47,6 +47,7 @@
 #include "arch/futex.h"
 #include "core/runtime.h"
 #include "core/tls.h"
+#include "core/wait.h"
 #include "transport/ucx/ucx.h"
 
 #define U aos__ucx
@@ -69,6 +70,10 @@ _Static_assert(PARK_MIN_NS <= RECORDS_NS, "the shortest park is never nudged");
 #define POLL_MIN_NS 16000u
 #define POLL_MAX_NS RECORDS_NS
 
+/* How long the thread watches a program that drove the worker before it
+ * stands aside (loop). */
+#define PROBE_NS 50000u
+
 static struct {
     pthread_t thread;
     int running;
@@ -86,7 +91,11 @@ static AOS__TLS int on_thread; /* 1 on this progress thread */
 
 void aos__ucx_driven(void)
 {
-    if (on_thread)
+    /* The RPC progress thread's turns are no program driving: it sleeps
+     * whenever no request is queued, and unannounced while the program
+     * drives (core/transports.c), so standing aside for it would leave the
+     * network to a thread that does not stay. */
+    if (on_thread || aos__in_progress_thread)
         return;
     /* Relaxed load and store, not an atomic increment: a lost update between
      * two program threads still changes the value, which is all the reader
@@ -196,12 +205,27 @@ static int sleep_on_events(void)
 }
 
 /* Whether a program thread drove the worker since `seen` and none sleeps
- * in the kernel: this thread stands aside. Relaxed: the program's turns
- * need no order with this; a stale value costs one more park or one turn
- * of contention. Sleepers are read seq_cst in park. */
+ * in the kernel. Relaxed: the program's turns need no order with this; a
+ * stale value costs one more park or one turn of contention. Sleepers are
+ * read seq_cst in park. */
 static int program_drives(uint32_t seen)
 {
     return aos__load_relaxed(&T.driven) != seen && aos__load_relaxed(&T.sleepers) == 0;
+}
+
+/* A program thread drove the worker since *seen. Only one driving now is a
+ * reason to stand aside: one that calls aos_progress now and then while
+ * it computes would leave the network to those calls. A probe tells them
+ * apart (a waiting thread turns the worker every microsecond or so), and
+ * one that goes to sleep meanwhile cuts it short. Updates *seen. */
+static int driving_now(uint32_t *seen)
+{
+    *seen = aos__load_relaxed(&T.driven); /* relaxed: as in program_drives */
+    doze(PROBE_NS);
+    if (!program_drives(*seen))
+        return 0;
+    *seen = aos__load_relaxed(&T.driven);
+    return 1;
 }
 
 static void *loop(void *arg)
@@ -213,8 +237,7 @@ static void *loop(void *arg)
     uint64_t park_ns = PARK_MIN_NS, doze_ns = POLL_MIN_NS;
     /* Acquire: pairs with the release in aos__ucx_thread_stop. */
     while (!aos__load_acquire(&T.stop)) {
-        if (program_drives(seen)) {
-            seen = aos__load_relaxed(&T.driven); /* relaxed: as in program_drives */
+        if (program_drives(seen) && driving_now(&seen)) {
             /* A program that appends records keeps the parks at the
              * shortest, which no nudge wakes: one exchanging messages
              * with records sends them itself, and is not woken for each.
