@@ -60,8 +60,9 @@ void aos__bell_ring_mine(void)
 /* AOS__POLLS_PER_PAUSE (core/wait.h): spinning checks what it waits for
  * that many times per CPU pause, and drives progress (deferred wakes,
  * RPCs, notification lanes: other PEs' lines) once per pause, as often in
- * time as when it paused before every check. A pause takes 29 ns on an AMD EPYC (Zen 3) and about 40 on recent
- * Intel cores, and a word that changes during one is seen only after it.
+ * time as when it paused before every check. A pause takes 29 ns on an
+ * AMD EPYC (Zen 3) and about 40 on recent Intel cores, and a word that
+ * changes during one is seen only after it.
  * Three spins interleaved in one run of 2 PEs (three runs): a pause and
  * progress before every check gave an 8-byte broadcast 185-193 ns and an
  * 8-byte all-reduce 134-143; this, 172-184 and 128-138; a pause every 8
