@@ -19,9 +19,9 @@
  *
  * An argument (mailbox, portal, shared, order) runs one case. */
 #include <string.h>
-#include <time.h>
 
 #include "../common/check.h"
+#include "../common/spin.h"
 #include "../common/threads.h"
 
 #define THREADS 4
@@ -148,16 +148,6 @@ static void shared_case(void)
             }
     }
     receivers_close(ports);
-}
-
-/* Spins about us microseconds without calling aos: a slow receiver. */
-static void spin_us(long us)
-{
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    do
-        clock_gettime(CLOCK_MONOTONIC, &b);
-    while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
 }
 
 static void order_case(void)

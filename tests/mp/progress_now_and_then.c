@@ -11,9 +11,8 @@
  * count of calls is the check: served only at its calls, PE 0 would need
  * about one per fetch-add; served by the progress thread, a few. Compute
  * time is counted in calls, not measured against a limit. */
-#include <time.h>
-
 #include "../common/check.h"
+#include "../common/spin.h"
 
 #define OPS 1000
 #define PAUSE_MS 2
@@ -21,21 +20,6 @@
  * calls, far above the handful a served one makes even on a loaded
  * machine (each call is PAUSE_MS apart). */
 #define CALLS_MAX (OPS / 2)
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-/* Computes (spins on the clock) for ms milliseconds, without aos. */
-static void compute_ms(long ms)
-{
-    uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
-    while (now_ns() < end)
-        ;
-}
 
 int main(void)
 {
@@ -51,7 +35,7 @@ int main(void)
         long calls = 0;
         /* Acquire: the fetch-adds' results are in memory when seen. */
         while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < total) {
-            compute_ms(PAUSE_MS);
+            spin_us(PAUSE_MS * 1000L); /* computes */
             CHECK_OK(aos_progress());
             if (++calls == CALLS_MAX)
                 fprintf(stderr, "PE 0: %ld calls of aos_progress, %llu of %llu fetch-adds in\n",
