@@ -204,6 +204,12 @@ static int sleep_on_events(void)
     return 1;
 }
 
+/* A park or doze twice as long as ns, up to max (loop says when). */
+static uint64_t doubled(uint64_t ns, uint64_t max)
+{
+    return ns < max / 2 ? 2 * ns : max;
+}
+
 /* Whether a program thread drove the worker since `seen` and none sleeps
  * in the kernel. Relaxed: the program's turns need no order with this; a
  * stale value costs one more park or one turn of contention. Sleepers are
@@ -244,10 +250,8 @@ static void *loop(void *arg)
              * Relaxed: a stale count costs one park's length. */
             uint32_t appends = aos__load_relaxed(&T.appends);
             park(park_ns);
-            if (aos__load_relaxed(&T.appends) != appends)
-                park_ns = PARK_MIN_NS;
-            else
-                park_ns = park_ns < PARK_MAX_NS / 2 ? 2 * park_ns : PARK_MAX_NS;
+            park_ns = aos__load_relaxed(&T.appends) != appends ? PARK_MIN_NS
+                                                               : doubled(park_ns, PARK_MAX_NS);
             continue;
         }
         park_ns = PARK_MIN_NS;
@@ -271,7 +275,7 @@ static void *loop(void *arg)
                 break;
             continue;
         }
-        doze_ns = applied ? POLL_MIN_NS : doze_ns < POLL_MAX_NS / 2 ? 2 * doze_ns : POLL_MAX_NS;
+        doze_ns = applied ? POLL_MIN_NS : doubled(doze_ns, POLL_MAX_NS);
         if (doze(doze_ns))
             doze_ns = POLL_MIN_NS; /* a program thread went to sleep: it waits on the network */
     }
