@@ -144,6 +144,8 @@ static ucs_status_t on_message(void *arg, const void *header, size_t header_len,
         break;
     case AOS__UCX_PUT_SIGNAL: put_signal(&h, data, len); break;
     case AOS__UCX_COALESCED: aos__ucx_coalesced_apply(data, len); break;
+    /* Relaxed: read by the thread that drives the worker, which runs this. */
+    case AOS__UCX_HELLO: (void)aos__fetch_add_relaxed(&U.hellos, 1); break;
     case AOS__UCX_CORE:
         in_handler++;
         aos__am_dispatch((int)h.src, (unsigned)h.a, data, len);

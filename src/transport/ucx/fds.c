@@ -4,9 +4,9 @@
  * open after the PE ends. aos marks them close-on-exec: the descriptors
  * that appeared while the transport started are UCX's (one that another
  * thread of the program opened meanwhile would be marked too), and
- * start-up waits until every endpoint is connected, so no socket of UCX's
- * comes later (UCP over TCP has one connection per pair of PEs, made
- * then). */
+ * start-up first waits for a message from every peer on another node
+ * (ucx.c), so that no socket of UCX's comes later (UCP over TCP connects
+ * every pair of PEs then). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arch/atomics.h"
+#include "arch/cpu.h"
 #include "core/bootstrap.h"
 #include "core/peer_loss.h"
 #include "core/runtime.h"
@@ -181,6 +182,38 @@ fail_key:
     return rc;
 }
 
+/* UCP connects in the background: the socket of an endpoint I create
+ * exists at once, but the peer's end of it is accepted by UCX's own thread
+ * whenever that runs, and a worker flush waits for neither. A message from
+ * every off-node peer proves each connection open at my end before
+ * start-up marks UCX's descriptors (fds.c): one accepted later would be
+ * inherited by the programs a PE starts. */
+static int greet(struct aos__runtime *rt)
+{
+    uint32_t peers = 0;
+    for (int pe = 0; pe < rt->npes; pe++) {
+        if (rt->peers[pe].tp != &aos__transport_net)
+            continue;
+        peers++;
+        int rc = aos__ucx_am(pe, AOS__UCX_HELLO, 0, 0, NULL, 0);
+        if (rc != AOS_OK)
+            return rc;
+    }
+    uint64_t deadline = aos__now_ns() + rt->cfg.boot_timeout * 1000000000u;
+    unsigned idle = 0;
+    while (aos__load_relaxed(&U.hellos) < peers) { /* relaxed: see am.c */
+        if (aos__now_ns() >= deadline) {
+            fprintf(stderr,
+                    "aos: PE %d: heard from %u of %u PEs on other nodes within %u s "
+                    "(AOS_BOOT_TIMEOUT)\n",
+                    rt->me, aos__load_relaxed(&U.hellos), peers, (unsigned)rt->cfg.boot_timeout);
+            return AOS_ERR_BOOTSTRAP;
+        }
+        aos__ucx_progress_idle(&idle);
+    }
+    return AOS_OK;
+}
+
 /* UCX's TCP moves data in segments of 8 KiB unless told otherwise, each a
  * system call and a turn of the target's progress: large puts, gets and
  * broadcasts ran at a quarter of what the same link carries in 64 KiB
@@ -301,10 +334,8 @@ static int ucx_start(struct aos__runtime *rt)
     if (rc != AOS_OK)
         goto fail_peers;
     rc = exchange(rt);
-    if (rc == AOS_OK) { /* every endpoint connected: UCX opens no more sockets */
-        ucp_request_param_t none = {0};
-        rc = aos__ucx_wait(ucp_worker_flush_nbx(U.worker, &none), "connecting", rt->me);
-    }
+    if (rc == AOS_OK) /* every connection open: UCX opens no more sockets */
+        rc = greet(rt);
     if (rc != AOS_OK)
         goto fail_connected;
     aos__ucx_fds_cloexec_new(&before);

@@ -87,6 +87,7 @@ struct aos__ucx {
     pthread_mutex_t key_lock;      /* unpacking peers' granule keys */
     uint32_t replies_in_flight;    /* atomics and gets with events whose UCP callback has
                                     * not yet completed them (atomic) */
+    uint32_t hellos;               /* HELLO messages received, at start-up */
     uint32_t coalesced;            /* some peer's coalescing buffer may hold records
                                     * (atomic) */
 };
@@ -151,7 +152,8 @@ enum aos__ucx_am_kind {
     AOS__UCX_SIGNAL,
     AOS__UCX_PUT_SIGNAL,
     AOS__UCX_CORE,
-    AOS__UCX_COALESCED
+    AOS__UCX_COALESCED,
+    AOS__UCX_HELLO /* start-up: counted in U.hellos (ucx.c) */
 };
 int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, const void *payload,
                 size_t len);
