@@ -4,22 +4,21 @@
  *
  * PE 0 computes PAUSE_MS at a time (less than the progress thread's
  * longest stand-aside, so every one of those would see the program drive)
- * and calls aos_progress in between, counting the calls, until OPS
- * fetch-adds, shared among the other PEs, have all arrived in its counter.
- * Each other PE checks that the old values it got are distinct, in range
- * and increasing, and PE 0 that the counter ends at the exact total. The
- * count of calls is the check: served only at its calls, PE 0 would need
- * about one per fetch-add; served by the progress thread, a few. Compute
- * time is counted in calls, not measured against a limit. */
+ * and calls aos_progress in between, until OPS fetch-adds, shared among
+ * the other PEs, have all arrived in its counter. Each other PE checks that
+ * the old values it got are distinct, in range and increasing, and PE 0
+ * that the counter ends at the exact total. The check is where the adds
+ * arrived: PE 0 reads its counter before and after each stretch of
+ * computing, and no thread of the program touches aos meanwhile, so an add
+ * that lands then was applied by the progress thread. Served only at its
+ * calls, PE 0 would see none land while it computes; served by the
+ * progress thread, most do, however loaded the machine (a call takes a
+ * sliver of the time a stretch of computing does). */
 #include "../common/check.h"
 #include "../common/spin.h"
 
 #define OPS 1000
 #define PAUSE_MS 2
-/* Far below the one call per fetch-add of a target served only at its
- * calls, far above the handful a served one makes even on a loaded
- * machine (each call is PAUSE_MS apart). */
-#define CALLS_MAX (OPS / 2)
 
 int main(void)
 {
@@ -32,17 +31,20 @@ int main(void)
     int mine = n > 1 ? OPS / (n - 1) : 0; /* fetch-adds of each other PE */
     uint64_t total = (uint64_t)mine * (uint64_t)(n - 1);
     if (me == 0) {
-        long calls = 0;
+        uint64_t while_computing = 0;
         /* Acquire: the fetch-adds' results are in memory when seen. */
-        while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < total) {
+        uint64_t now = __atomic_load_n(counter, __ATOMIC_ACQUIRE);
+        while (now < total) {
             spin_us(PAUSE_MS * 1000L); /* computes */
+            uint64_t after = __atomic_load_n(counter, __ATOMIC_ACQUIRE);
+            while_computing += after - now;
             CHECK_OK(aos_progress());
-            if (++calls == CALLS_MAX)
-                fprintf(stderr, "PE 0: %ld calls of aos_progress, %llu of %llu fetch-adds in\n",
-                        calls, (unsigned long long)__atomic_load_n(counter, __ATOMIC_ACQUIRE),
-                        (unsigned long long)total);
-            CHECK(calls < CALLS_MAX);
+            now = __atomic_load_n(counter, __ATOMIC_ACQUIRE);
         }
+        if (while_computing <= total / 2)
+            fprintf(stderr, "PE 0: only %llu of %llu fetch-adds landed while it computed\n",
+                    (unsigned long long)while_computing, (unsigned long long)total);
+        CHECK(while_computing > total / 2);
     } else {
         static uint8_t seen[OPS];
         uint64_t prev = 0;
