@@ -525,7 +525,9 @@ int aos_mbox_msg_size(const aos_mbox_t *mb, size_t *msg_size);
 /* Without an event: returns once the message is in the mailbox, waiting
  * while it is full. With one: returns at once (the message is copied) and
  * completes ev when the message is in; writes with events on one handle
- * arrive in the order made. */
+ * arrive in the order made. Those that find the mailbox full wait for
+ * space: in the writer's process, or, to another node's mailbox, at most
+ * 64 per handle at the owner and the rest in the writer's process. */
 int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev);
 /* AOS_ERR_AGAIN when full (or when earlier writes with events still wait). */
 int aos_mbox_try_write(aos_mbox_t *mb, const void *msg);

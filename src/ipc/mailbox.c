@@ -1,8 +1,10 @@
 /* Mailboxes: fixed-size messages from any PE to the owner, over a remote
  * queue under the key (mailbox, port). A write with an event that finds the
  * mailbox full keeps a copy of the message and is retried by progress, in
- * order per handle; to another node's mailbox it is sent at once and waits
- * there (queue/queue_net.c). */
+ * order per handle. To another node's mailbox it is sent at once and waits
+ * there (queue/queue_net.c), up to SENT_MAX per handle: the owner keeps
+ * what waits, and a writer that streams must not fill the owner's memory
+ * with it; beyond, the copy waits here until an answer frees a place. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,10 @@ struct aos_mbox {
     uint32_t sent;    /* writes with an event sent to another node's mailbox,
                          not yet answered */
 };
+
+/* Writes with an event one handle may have waiting at another node's
+ * mailbox: as many as a queue handle's pushes in flight. */
+#define SENT_MAX AOS__QUEUE_NET_CREDITS
 
 struct pending_write {
     struct aos__ipc_op op;
@@ -127,13 +133,28 @@ int aos_mbox_msg_size(const aos_mbox_t *mb, size_t *msg_size)
     return AOS_OK;
 }
 
+/* Whether another write with an event may be sent to another node's
+ * mailbox now (always, for one on my node: nothing is ever sent). */
+static int may_send(const aos_mbox_t *mb)
+{
+    /* Acquire: pairs with the release of the answer's count down. */
+    return aos__load_acquire(&mb->sent) < SENT_MAX;
+}
+
 static int write_ready(struct aos__ipc_op *op)
 {
     struct pending_write *w = (struct pending_write *)op;
+    if (!may_send(w->mb))
+        return 0;
+    /* Any thread may run this: ev, posted by the writer, is completed with
+     * the asynchronous count. Another node's mailbox takes the write and
+     * that post over (completed at the answer, or now if it fails). */
+    if (aos__queue_enqueue_event(w->mb->q, w->msg, w->ev, &w->mb->sent, 1) != AOS_ERR_AGAIN)
+        return 1;
     int rc = aos__queue_try_enqueue(w->mb->q, w->msg); /* inside progress: no serving */
     if (rc == AOS_ERR_AGAIN)
         return 0;
-    aos__event_complete(w->ev); /* any other status: the owner destroyed it */
+    aos__event_complete_async(w->ev); /* any other status: the owner destroyed it */
     return 1;
 }
 
@@ -153,16 +174,15 @@ int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev)
     }
     if (ev->magic != AOS__EVENT_MAGIC)
         return AOS_ERR_INVALID;
-    rc = aos__queue_enqueue_event(mb->q, msg, ev, &mb->sent); /* another node's: sent now */
-    if (rc != AOS_ERR_AGAIN)
-        return rc;
-    if (writes_done(mb)) {
-        rc = aos__queue_try_enqueue(mb->q, msg); /* after the pending check: no serving between */
-        if (rc != AOS_ERR_AGAIN) {
-            if (rc == AOS_OK)
-                aos__event_done_at_issue(ev);
+    if (writes_done(mb) && may_send(mb)) { /* after the pending ones: order per handle */
+        rc = aos__queue_enqueue_event(mb->q, msg, ev, &mb->sent, 0); /* another node's */
+        if (rc != AOS_ERR_AGAIN)
             return rc;
-        }
+        rc = aos__queue_try_enqueue(mb->q, msg);
+        if (rc == AOS_OK)
+            aos__event_done_at_issue(ev);
+        if (rc != AOS_ERR_AGAIN)
+            return rc;
     }
     struct pending_write *w = malloc(sizeof *w + mb->msg_size);
     if (w == NULL)

@@ -6,7 +6,10 @@
  * further up its stack through a nested progress, goes on) moves them to
  * the end of the list in the order they were added, then polls the list.
  * Adding never waits, so an operation added from inside progress (an RPC
- * handler's) cannot deadlock. */
+ * handler's) cannot deadlock. The polling thread need not be the one that
+ * added an operation: it completes the operation's event with the
+ * asynchronous count (core/event.h), which never races with the issuing
+ * thread's own. */
 #include <pthread.h>
 #include <stdlib.h>
 

@@ -295,7 +295,7 @@ static int read_ready(struct aos__ipc_op *op)
     if (!answered(r->p))
         return 0;
     take_answer(r->p, r->len);
-    aos__event_complete(r->ev);
+    aos__event_complete_async(r->ev); /* any thread polls: see ops.c */
     return 1;
 }
 
@@ -468,13 +468,13 @@ static int write_ready(struct aos__ipc_op *op)
     struct write_op *w = (struct write_op *)op;
     struct permission m;
     if (check_portal(w->p) != AOS_OK) { /* closed by the receiver: nothing to do */
-        aos__event_complete(w->ev);
+        aos__event_complete_async(w->ev); /* any thread polls: see ops.c */
         return 1;
     }
     if (!permitted(w->p, &m) || !claim(w->p, &m))
         return 0;
     (void)transfer(w->p, &m, w->src, w->len); /* too long: the receiver sees the length */
-    aos__event_complete(w->ev);
+    aos__event_complete_async(w->ev);
     return 1;
 }
 

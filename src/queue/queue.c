@@ -335,19 +335,18 @@ static int check_item(aos_queue_t *q, const void *item)
 }
 
 /* An item for a queue of another node: sent to its owner, who answers. */
-static int push_remote(aos_queue_t *q, const void *item, int wait, aos_event_t *ev,
-                       uint32_t *unanswered)
-{
-    return aos__queue_net_push(q->seg, item, q->item_size, wait, ev, unanswered);
-}
-
 int aos__queue_enqueue_event(aos_queue_t *q, const void *item, aos_event_t *ev,
-                             uint32_t *unanswered)
+                             uint32_t *unanswered, int posted)
 {
+    if (q->hdr != NULL)
+        return AOS_ERR_AGAIN;
     int rc = check_item(q, item);
-    if (rc != AOS_OK)
+    if (rc != AOS_OK) {
+        if (posted)
+            aos__event_complete_async(ev);
         return rc;
-    return q->hdr == NULL ? push_remote(q, item, 1, ev, unanswered) : AOS_ERR_AGAIN;
+    }
+    return aos__queue_net_push(q->seg, item, q->item_size, 1, ev, unanswered, posted);
 }
 
 int aos__queue_try_enqueue(aos_queue_t *q, const void *item)
@@ -356,7 +355,7 @@ int aos__queue_try_enqueue(aos_queue_t *q, const void *item)
     if (rc != AOS_OK)
         return rc;
     if (q->hdr == NULL)
-        return push_remote(q, item, 0, NULL, NULL);
+        return aos__queue_net_push(q->seg, item, q->item_size, 0, NULL, NULL, 0);
     rc = aos__seg_enter(q->seg); /* nothing written once the owner destroys it */
     if (rc != AOS_OK)
         return rc;

@@ -88,7 +88,7 @@ void aos__queue_net_stop(void);
 int aos__queue_start(void);
 void aos__queue_stop(void);
 int aos__queue_net_push(const aos_seg_t *seg, const void *item, size_t len, int wait,
-                        aos_event_t *ev, uint32_t *unanswered);
+                        aos_event_t *ev, uint32_t *unanswered, int posted);
 /* aos_enqueue's push: returns once the item is sent, holding one of the
  * handle's credits until the owner answers (waits while none is free). An
  * item the owner refused (destroyed) is reported by the next call. */
@@ -114,10 +114,13 @@ void aos__queue_net_retry(void);
 int aos__queue_deliver(aos_queue_t *q, const void *item, size_t len);
 /* A write with an event to a queue of another node: sent now, ev completes
  * when the owner has it (or has destroyed the queue); *unanswered (unless
- * NULL) counts such writes until then. AOS_ERR_AGAIN for a queue on this
- * node (the caller keeps its own pending list). */
+ * NULL) counts such writes until then. posted: the writer posted ev for it
+ * already (the caller may be another thread, which must not post it); the
+ * write takes that post over, completing it even when sending fails.
+ * AOS_ERR_AGAIN for a queue on this node (the caller keeps its own pending
+ * list). */
 int aos__queue_enqueue_event(aos_queue_t *q, const void *item, aos_event_t *ev,
-                             uint32_t *unanswered);
+                             uint32_t *unanswered, int posted);
 
 /* From now on producers wake q's consumer on this bell of q's own instead
  * of the owner's bell (owner only; before any producer attaches). */

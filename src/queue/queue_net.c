@@ -380,25 +380,30 @@ int aos__queue_net_drain(struct aos__queue_credits *c)
 }
 
 int aos__queue_net_push(const aos_seg_t *seg, const void *item, size_t len, int wait,
-                        aos_event_t *ev, uint32_t *unanswered)
+                        aos_event_t *ev, uint32_t *unanswered, int posted)
 {
     int owner = seg->owner;
     struct answer *a = malloc(sizeof *a);
-    if (a == NULL)
+    if (a == NULL) {
+        if (posted)
+            aos__event_complete_async(ev);
         return AOS_ERR_NO_MEMORY;
+    }
     *a = (struct answer){.ev = ev, .unanswered = ev != NULL ? unanswered : NULL};
     if (a->unanswered != NULL) /* relaxed: the answer's release comes after */
         aos__fetch_add_relaxed(a->unanswered, 1);
     struct push_msg m = {.token = (uintptr_t)a, .queue = name_of(seg),
                          .wait = (uint32_t)(wait || ev != NULL), .len = (uint32_t)len};
     memcpy(m.item, item, len);
-    if (ev != NULL)
+    if (ev != NULL && !posted)
         aos__event_post(ev);
     int rc = aos__tp(owner)->am_send(owner, AOS__AM_QUEUE_PUSH, &m, PUSH_HEAD + len);
     if (rc != AOS_OK) {
         if (a->unanswered != NULL)
             aos__fetch_sub_release(a->unanswered, 1); /* release: as in on_done */
-        if (ev != NULL)
+        if (ev != NULL && posted)
+            aos__event_complete_async(ev);
+        else if (ev != NULL)
             aos__event_complete(ev);
         free(a);
         return rc;
