@@ -37,6 +37,7 @@ struct pending_write {
     struct aos__ipc_op op;
     aos_mbox_t *mb;
     aos_event_t *ev;
+    int watching; /* aos__queue_try_enqueue_watched's */
     char msg[];
 };
 
@@ -151,7 +152,8 @@ static int write_ready(struct aos__ipc_op *op)
      * that post over (completed at the answer, or now if it fails). */
     if (aos__queue_enqueue_event(w->mb->q, w->msg, w->ev, &w->mb->sent, 1) != AOS_ERR_AGAIN)
         return 1;
-    int rc = aos__queue_try_enqueue(w->mb->q, w->msg); /* inside progress: no serving */
+    /* inside progress: no serving */
+    int rc = aos__queue_try_enqueue_watched(w->mb->q, w->msg, &w->watching);
     if (rc == AOS_ERR_AGAIN)
         return 0;
     aos__event_complete_async(w->ev); /* any other status: the owner destroyed it */

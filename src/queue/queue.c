@@ -2,8 +2,9 @@
  * Producers on the node work on the owner's mapped memory with CPU atomics;
  * publishing an item is a release store that also wakes a sleeping owner,
  * and freeing a slot wakes one producer waiting for space on the queue's
- * own bell. Producers on other nodes send their items to the owner
- * (queue_net.c).
+ * own bell, and, while pending writes wait for one (mailbox writes with
+ * events, whose threads wait on their own PE's bell), the node's bells.
+ * Producers on other nodes send their items to the owner (queue_net.c).
  *
  * Threads: any of the owner's threads may dequeue and drive progress, so the
  * consumer side (every owner handle's head, its head hint, the pending
@@ -365,6 +366,34 @@ int aos__queue_try_enqueue(aos_queue_t *q, const void *item)
     return rc;
 }
 
+int aos__queue_try_enqueue_watched(aos_queue_t *q, const void *item, int *watching)
+{
+    if (q->hdr == NULL)
+        return aos__queue_try_enqueue(q, item);
+    int rc = check_item(q, item);
+    if (rc == AOS_OK)
+        rc = aos__seg_enter(q->seg); /* the header stays while I count in it */
+    if (rc != AOS_OK)
+        return rc;
+    uint64_t full_pos;
+    rc = enqueue_once(q, item, &full_pos);
+    if (rc == AOS_ERR_AGAIN && !*watching) {
+        /* seq_cst, and the barrier after: with the dequeuer's exchange of a
+         * slot's sequence and its look at the count (dequeue_once), either
+         * the second try below sees the slot free or the dequeuer sees me. */
+        (void)aos__fetch_add_seq_cst(&q->hdr->space_watchers, 1);
+        aos__fence_after_rmw();
+        *watching = 1;
+        rc = enqueue_once(q, item, &full_pos);
+    }
+    if (rc != AOS_ERR_AGAIN && *watching) {
+        (void)aos__fetch_sub_relaxed(&q->hdr->space_watchers, 1); /* relaxed: a hint */
+        *watching = 0;
+    }
+    aos__seg_leave(q->seg);
+    return rc;
+}
+
 int aos_try_enqueue(aos_queue_t *q, const void *item)
 {
     aos__serve_poll();
@@ -422,6 +451,16 @@ int aos_enqueue(aos_queue_t *q, const void *item)
 
 /* ---- the owner ---------------------------------------------------------------- */
 
+/* Wakes the sleepers of every PE of my node (the owner's, dequeuing): one
+ * with a pending write to my queue may wait on its own bell for the slot
+ * just freed. */
+static void ring_node(void)
+{
+    for (int pe = 0; pe < aos__rt.npes; pe++)
+        if (aos__on_node(pe))
+            aos__bell_ring(&aos__rt.peers[pe].header->bell, 0, UINT64_MAX, 1);
+}
+
 /* consumer_lock held. */
 static int dequeue_once(aos_queue_t *q, void *item)
 {
@@ -442,8 +481,12 @@ static int dequeue_once(aos_queue_t *q, void *item)
     (void)aos__exchange_seq_cst(seq, 2 * (pos + q->capacity));
     aos__fence_after_rmw();
     aos__bell_ring(&q->hdr->space, 0, UINT64_MAX, 0);
-    /* Relaxed after the barrier above: items from other nodes that found a
-     * queue full wait at this PE (queue_net.c, deliver_locked). */
+    /* Relaxed after the barrier above, both: pending writes of my node's
+     * PEs wait for a slot on their own bells (aos__queue_try_enqueue_watched),
+     * and items from other nodes that found a queue full wait at this PE
+     * (queue_net.c, deliver_locked). */
+    if (aos__load_relaxed(&q->hdr->space_watchers) != 0)
+        ring_node();
     if (aos__load_relaxed(&aos__queue_net_parked))
         aos__queue_net_retry();
     return AOS_OK;

@@ -31,7 +31,11 @@ struct aos__queue_header {
     uint32_t item_size;
     uint32_t slot_size;
     uint64_t own_bell; /* 1: the owner's consumer sleeps on `items`, not the PE's bell */
-    uint64_t pad0[AOS__LINE / 8 - 4];
+    /* Pending writes of this node's PEs waiting for a slot (mailbox writes
+     * with events, aos__queue_try_enqueue_watched), whose threads sleep on
+     * their own PE's bell: while there are any, a dequeue rings the node's. */
+    uint64_t space_watchers;
+    uint64_t pad0[AOS__LINE / 8 - 5];
     uint64_t tail; /* next position to claim; CAS by producers */
     uint64_t pad1[AOS__LINE / 8 - 1];
     /* Producers waiting for space sleep here, apart from the owner's own
@@ -70,6 +74,12 @@ void aos__notify_stop(void);
  * producers that run inside progress (pending RPC calls, mailbox writes),
  * where serving could re-enter the list being walked. */
 int aos__queue_try_enqueue(aos_queue_t *q, const void *item);
+/* The same for a pending write polled until it goes in, whose issuing
+ * thread waits on its own PE's bell (an event): from the first refusal,
+ * *watching is set and every dequeue rings the bells of the queue's node,
+ * until a later call puts it in (or finds the queue destroyed). A queue on
+ * another node: as aos__queue_try_enqueue. */
+int aos__queue_try_enqueue_watched(aos_queue_t *q, const void *item, int *watching);
 /* From now on every dequeue from q keeps *hint at q's head (owner only):
  * *word holds want once an item waits there. Every dequeue updates it
  * (under the queue's consumer lock); others read both fields relaxed, as a
