@@ -527,7 +527,9 @@ int aos_mbox_msg_size(const aos_mbox_t *mb, size_t *msg_size);
  * completes ev when the message is in; writes with events on one handle
  * arrive in the order made. Those that find the mailbox full wait for
  * space: in the writer's process, or, to another node's mailbox, at most
- * 64 per handle at the owner and the rest in the writer's process. */
+ * 64 per handle at the owner and the rest in the writer's process. Those
+ * in the writer's process go in (or to the owner) at the progress of the
+ * writer's later aos calls, any thread's. */
 int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev);
 /* AOS_ERR_AGAIN when full (or when earlier writes with events still wait). */
 int aos_mbox_try_write(aos_mbox_t *mb, const void *msg);

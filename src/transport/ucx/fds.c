@@ -5,11 +5,15 @@
  * that appeared while the transport started are UCX's (one that another
  * thread of the program opened meanwhile would be marked too), and
  * start-up first waits for a message from every peer on another node
- * (ucx.c), so that no socket of UCX's comes later (UCP over TCP connects
- * every pair of PEs then). */
+ * (ucx.c), then until UCX's listening sockets have no connection waiting
+ * to be accepted: when two PEs connect to each other at once, UCX may keep
+ * both connections, and accepts the second whenever its own thread runs,
+ * after the messages have crossed on the first. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 
 #include "transport/ucx/ucx.h"
 
@@ -54,15 +58,46 @@ void aos__ucx_fds_note(struct aos__ucx_fds *before)
         before->failed = 1;
 }
 
-static void mark_new(int fd, void *arg)
+static int is_new(const struct aos__ucx_fds *before, int fd)
 {
-    const struct aos__ucx_fds *before = arg;
     for (size_t i = 0; i < before->count; i++)
         if (before->fd[i] == fd)
-            return;
+            return 0;
+    return 1;
+}
+
+static void mark_new(int fd, void *arg)
+{
+    if (!is_new(arg, fd))
+        return;
     int flags = fcntl(fd, F_GETFD);
     if (flags >= 0 && !(flags & FD_CLOEXEC))
         (void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+struct accepting {
+    const struct aos__ucx_fds *before;
+    int waiting;
+};
+
+static void note_waiting(int fd, void *arg)
+{
+    struct accepting *a = arg;
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    if (a->waiting || !is_new(a->before, fd) ||
+        getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening)
+        return;
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    a->waiting = poll(&pf, 1, 0) > 0;
+}
+
+int aos__ucx_fds_accepting(const struct aos__ucx_fds *before)
+{
+    struct accepting a = {.before = before, .waiting = 0};
+    if (!before->failed)
+        (void)each_fd(note_waiting, &a);
+    return a.waiting;
 }
 
 void aos__ucx_fds_cloexec_new(struct aos__ucx_fds *before)

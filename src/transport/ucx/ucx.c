@@ -214,6 +214,21 @@ static int greet(struct aos__runtime *rt)
     return AOS_OK;
 }
 
+/* Waits, for at most ACCEPT_WAIT_NS, until UCX's thread has accepted every
+ * connection that reached its listening sockets: two PEs that connected to
+ * each other at once may each keep both connections, and the second is
+ * accepted whenever that thread runs, after greet's messages crossed on
+ * the first. It was connected before its PE sent its greeting, so it
+ * waits in the accept queue by now. */
+#define ACCEPT_WAIT_NS 1000000000u
+static void settle_accepts(const struct aos__ucx_fds *before)
+{
+    uint64_t deadline = aos__now_ns() + ACCEPT_WAIT_NS;
+    unsigned idle = 0;
+    while (aos__ucx_fds_accepting(before) && aos__now_ns() < deadline)
+        aos__ucx_progress_idle(&idle);
+}
+
 /* UCX's TCP moves data in segments of 8 KiB unless told otherwise, each a
  * system call and a turn of the target's progress: large puts, gets and
  * broadcasts ran at a quarter of what the same link carries in 64 KiB
@@ -336,6 +351,8 @@ static int ucx_start(struct aos__runtime *rt)
     rc = exchange(rt);
     if (rc == AOS_OK) /* every connection open: UCX opens no more sockets */
         rc = greet(rt);
+    if (rc == AOS_OK)
+        settle_accepts(&before);
     if (rc != AOS_OK)
         goto fail_connected;
     aos__ucx_fds_cloexec_new(&before);

@@ -244,6 +244,9 @@ struct aos__ucx_fds {
     int failed; /* not known: mark none */
 };
 void aos__ucx_fds_note(struct aos__ucx_fds *before);
+/* Whether a connection waits to be accepted on a listening socket opened
+ * since `before` (UCX's own thread accepts it when it runs). */
+int aos__ucx_fds_accepting(const struct aos__ucx_fds *before);
 void aos__ucx_fds_cloexec_new(struct aos__ucx_fds *before);
 
 /* thread.c */
