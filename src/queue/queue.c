@@ -352,32 +352,24 @@ int aos__queue_enqueue_event(aos_queue_t *q, const void *item, aos_event_t *ev,
 
 int aos__queue_try_enqueue(aos_queue_t *q, const void *item)
 {
+    return aos__queue_try_enqueue_watched(q, item, NULL);
+}
+
+int aos__queue_try_enqueue_watched(aos_queue_t *q, const void *item, int *watching)
+{
     int rc = check_item(q, item);
     if (rc != AOS_OK)
         return rc;
     if (q->hdr == NULL)
         return aos__queue_net_push(q->seg, item, q->item_size, 0, NULL, NULL, 0);
-    rc = aos__seg_enter(q->seg); /* nothing written once the owner destroys it */
+    /* Nothing written once the owner destroys it, and the header stays
+     * while I count in it. */
+    rc = aos__seg_enter(q->seg);
     if (rc != AOS_OK)
         return rc;
     uint64_t full_pos;
     rc = enqueue_once(q, item, &full_pos);
-    aos__seg_leave(q->seg);
-    return rc;
-}
-
-int aos__queue_try_enqueue_watched(aos_queue_t *q, const void *item, int *watching)
-{
-    if (q->hdr == NULL)
-        return aos__queue_try_enqueue(q, item);
-    int rc = check_item(q, item);
-    if (rc == AOS_OK)
-        rc = aos__seg_enter(q->seg); /* the header stays while I count in it */
-    if (rc != AOS_OK)
-        return rc;
-    uint64_t full_pos;
-    rc = enqueue_once(q, item, &full_pos);
-    if (rc == AOS_ERR_AGAIN && !*watching) {
+    if (rc == AOS_ERR_AGAIN && watching != NULL && !*watching) {
         /* seq_cst, and the barrier after: with the dequeuer's exchange of a
          * slot's sequence and its look at the count (dequeue_once), either
          * the second try below sees the slot free or the dequeuer sees me. */
@@ -386,7 +378,7 @@ int aos__queue_try_enqueue_watched(aos_queue_t *q, const void *item, int *watchi
         *watching = 1;
         rc = enqueue_once(q, item, &full_pos);
     }
-    if (rc != AOS_ERR_AGAIN && *watching) {
+    if (rc != AOS_ERR_AGAIN && watching != NULL && *watching) {
         (void)aos__fetch_sub_relaxed(&q->hdr->space_watchers, 1); /* relaxed: a hint */
         *watching = 0;
     }

@@ -77,8 +77,8 @@ int aos__queue_try_enqueue(aos_queue_t *q, const void *item);
 /* The same for a pending write polled until it goes in, whose issuing
  * thread waits on its own PE's bell (an event): from the first refusal,
  * *watching is set and every dequeue rings the bells of the queue's node,
- * until a later call puts it in (or finds the queue destroyed). A queue on
- * another node: as aos__queue_try_enqueue. */
+ * until a later call puts it in (or finds the queue destroyed). watching
+ * NULL: aos__queue_try_enqueue. A queue on another node: no watching. */
 int aos__queue_try_enqueue_watched(aos_queue_t *q, const void *item, int *watching);
 /* From now on every dequeue from q keeps *hint at q's head (owner only):
  * *word holds want once an item waits there. Every dequeue updates it
