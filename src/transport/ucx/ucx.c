@@ -185,9 +185,10 @@ fail_key:
 /* UCP connects in the background: the socket of an endpoint I create
  * exists at once, but the peer's end of it is accepted by UCX's own thread
  * whenever that runs, and a worker flush waits for neither. A message from
- * every off-node peer proves each connection open at my end before
- * start-up marks UCX's descriptors (fds.c): one accepted later would be
- * inherited by the programs a PE starts. */
+ * every off-node peer proves the connection it came on open at my end
+ * before start-up marks UCX's descriptors (fds.c): one accepted later
+ * would be inherited by the programs a PE starts (a second connection of
+ * the pair: settle_accepts). */
 static int greet(struct aos__runtime *rt)
 {
     uint32_t peers = 0;
