@@ -100,6 +100,14 @@ int aos_cluster_pes(int *pes, int max, int *count);
  * event and waits on it (events are cheap: give each thread its own). */
 typedef struct aos_event aos_event_t;
 
+/* A put, get or atomic on another node that fails after its call returned
+ * (its target PE died: AOS_ERR_PE_DIED; the network failed:
+ * AOS_ERR_NETWORK) still completes its event. The event keeps the first
+ * such status, and the next wait or test that finds it complete returns it,
+ * once (aos_event_wait_any does not: it leaves it to a wait or test of the
+ * event it names). Operations that need the target's answer (enqueues,
+ * mailbox and portal writes, RPCs) stay incomplete: the launcher ends a job
+ * whose PE died (docs/launch.md). */
 int aos_event_create(aos_event_t **ev);
 int aos_event_destroy(aos_event_t *ev);
 /* Blocks until every operation attached to ev has completed. */
@@ -107,10 +115,13 @@ int aos_event_wait(aos_event_t *ev);
 /* As aos_event_wait, but gives up with AOS_ERR_TIMEOUT after timeout_ns
  * nanoseconds; the operations stay attached and may complete later. */
 int aos_event_wait_timed(aos_event_t *ev, uint64_t timeout_ns);
-/* *done = 1 when every attached operation has completed, else 0. */
+/* *done = 1 when every attached operation has completed, else 0; a
+ * failure found complete is returned instead (*done is not set). */
 int aos_event_test(aos_event_t *ev, int *done);
-/* Completed operations since creation (monotonic). */
+/* Completed operations since creation (monotonic), failed ones included. */
 int aos_event_count(aos_event_t *ev, uint64_t *completed);
+/* Blocks until every event of evs is complete; returns the failure of the
+ * first that holds one (and clears them all). */
 int aos_event_wait_all(aos_event_t *const *evs, size_t n);
 /* Waits until one of evs is complete and writes its index into *index. */
 int aos_event_wait_any(aos_event_t *const *evs, size_t n, size_t *index);

@@ -23,8 +23,14 @@
 #define aos__fetch_sub_relaxed(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
 #define aos__fetch_sub_release(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELEASE)
 #define aos__fetch_sub_seq_cst(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST)
+#define aos__exchange_relaxed(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
 #define aos__exchange_acquire(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
 #define aos__exchange_seq_cst(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+/* *p = desired if *p == *expected; else *expected = *p. Returns whether it
+ * stored. */
+#define aos__cas_relaxed(p, expected, desired)                                             \
+    __atomic_compare_exchange_n((p), (expected), (desired), 0, __ATOMIC_RELAXED,            \
+                                __ATOMIC_RELAXED)
 #define aos__fetch_or_relaxed(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
 #define aos__fetch_or_seq_cst(p, v) __atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST)
 

@@ -63,25 +63,31 @@ void aos__progress_completing(void)
     aos__events_wanted = saved;
 }
 
+/* The wait of one event up to timeout_ns, reporting its failure once it
+ * is complete. */
+static int wait_one(aos_event_t *ev, uint64_t timeout_ns)
+{
+    int rc = aos__rt.initialized ? wait_events(event_ready, ev, timeout_ns)
+             : aos__event_is_complete(ev) ? AOS_OK
+                                          : AOS_ERR_NOT_INITIALIZED;
+    return rc != AOS_OK ? rc : aos__event_take_error(ev);
+}
+
 int aos__event_wait(aos_event_t *ev)
 {
-    return wait_events(event_ready, ev, AOS__FOREVER);
+    return wait_one(ev, AOS__FOREVER);
 }
 
 int aos_event_wait(aos_event_t *ev)
 {
     CHECK_EVENT(ev);
-    if (!aos__rt.initialized)
-        return aos__event_is_complete(ev) ? AOS_OK : AOS_ERR_NOT_INITIALIZED;
-    return wait_events(event_ready, ev, AOS__FOREVER);
+    return wait_one(ev, AOS__FOREVER);
 }
 
 int aos_event_wait_timed(aos_event_t *ev, uint64_t timeout_ns)
 {
     CHECK_EVENT(ev);
-    if (!aos__rt.initialized)
-        return aos__event_is_complete(ev) ? AOS_OK : AOS_ERR_NOT_INITIALIZED;
-    return wait_events(event_ready, ev, timeout_ns);
+    return wait_one(ev, timeout_ns);
 }
 
 int aos_event_test(aos_event_t *ev, int *done)
@@ -91,8 +97,11 @@ int aos_event_test(aos_event_t *ev, int *done)
         return AOS_ERR_NULL;
     if (aos__rt.initialized)
         aos__progress_completing();
-    *done = aos__event_is_complete(ev);
-    return AOS_OK;
+    int complete = aos__event_is_complete(ev);
+    int rc = complete ? aos__event_take_error(ev) : AOS_OK;
+    if (rc == AOS_OK)
+        *done = complete;
+    return rc;
 }
 
 int aos_event_count(aos_event_t *ev, uint64_t *completed)
@@ -147,8 +156,18 @@ int aos_event_wait_all(aos_event_t *const *evs, size_t n)
         return rc;
     struct event_set s = {.evs = evs, .n = n};
     if (!aos__rt.initialized)
-        return all_ready(&s) ? AOS_OK : AOS_ERR_NOT_INITIALIZED;
-    return wait_events(all_ready, &s, AOS__FOREVER);
+        rc = all_ready(&s) ? AOS_OK : AOS_ERR_NOT_INITIALIZED;
+    else
+        rc = wait_events(all_ready, &s, AOS__FOREVER);
+    if (rc != AOS_OK)
+        return rc;
+    /* All complete: every failure is taken, the first event's reported. */
+    for (size_t i = 0; i < n; i++) {
+        int failed = aos__event_take_error(evs[i]);
+        if (rc == AOS_OK)
+            rc = failed;
+    }
+    return rc;
 }
 
 int aos_event_wait_any(aos_event_t *const *evs, size_t n, size_t *index)

@@ -15,6 +15,7 @@ struct aos_event {
     uint64_t posted;
     uint64_t completed;
     uint64_t completed_async; /* by network completions, on any thread */
+    int32_t error; /* the first failure among its operations not yet reported, or 0 */
 };
 
 /* An event is used by one thread at a time (documented in aos.h), so the
@@ -42,6 +43,27 @@ static inline void aos__event_complete(aos_event_t *ev)
 static inline void aos__event_complete_async(aos_event_t *ev)
 {
     aos__fetch_add_release(&ev->completed_async, 1);
+}
+
+/* An operation that failed (its peer died, the network failed) completes
+ * the event all the same, and its status stays with the event until a wait
+ * or test of it reports it (aos__event_take_error); of several, the first.
+ * Relaxed: published to the waiter by the release of the completion. */
+static inline void aos__event_fail_async(aos_event_t *ev, int status)
+{
+    int32_t none = 0;
+    (void)aos__cas_relaxed(&ev->error, &none, (int32_t)status);
+    aos__event_complete_async(ev);
+}
+
+/* The failure a complete event holds, taken (AOS_OK if none). Relaxed: the
+ * caller saw the event complete with the acquire in aos__event_completed,
+ * which pairs with the release of the failed completion. */
+static inline int aos__event_take_error(aos_event_t *ev)
+{
+    if (aos__load_relaxed(&ev->error) == 0)
+        return AOS_OK;
+    return aos__exchange_relaxed(&ev->error, 0);
 }
 
 /* Completions of both kinds so far. */

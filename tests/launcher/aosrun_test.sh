@@ -105,6 +105,11 @@ if [ "$HAVE_UCX" = 1 ]; then
     export AOS_NODE_SIZE=1 UCX_TLS=tcp UCX_NET_DEVICES=lo UCX_MEM_EVENTS=no
     export TSAN_OPTIONS="$TSAN_OPTIONS:suppressions=$(dirname "$0")/../tsan.supp"
     run kill_offnode 137 10 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICTIM" storm 1
+    # The others learn of the death from the operation, or the event, that
+    # failed: the status says the PE died.
+    run dead_target 137 10 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICTIM" deadtarget 1
+    grep -Eq "PE [02]: [a-z -]+ to the dead PE: a peer PE has died" "$out/dead_target.err" ||
+        fail "dead_target: no PE reported the death:$(sed 's/^/    /' "$out/dead_target.err")"
     unset AOS_NODE_SIZE UCX_TLS UCX_NET_DEVICES UCX_MEM_EVENTS
     export TSAN_OPTIONS="$saved_tsan"
 fi

@@ -16,7 +16,14 @@
  *   late PE     PE sleeps 10 minutes before aos_init; the others call it
  *   ranks       prints "rank R of N" and the node / cluster PE counts
  *   spawn PE    every PE starts a background sleep, then PE kills itself
- *   spawn -1    every PE starts a background sleep, then all finish */
+ *   spawn -1    every PE starts a background sleep, then all finish
+ *   storm PE    PE kills itself while the others put, get and add into its
+ *               memory without end
+ *   deadtarget PE  PE kills itself; the others, SIGTERM blocked, put, get
+ *               and fetch-add into its memory with an event, waiting for it,
+ *               until one of these fails, say so ("PE r: put to the dead PE:
+ *               <message>") and wait for the launcher's SIGKILL */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +46,14 @@ int main(int argc, char **argv)
         return 0;
     if (strcmp(mode, "late") == 0 && atoi(rank != NULL ? rank : "0") == victim)
         sleep(600);
+    if (strcmp(mode, "deadtarget") == 0) {
+        /* aosrun's SIGTERM waits, in every thread aos starts too: its
+         * SIGKILL 300 ms later leaves the others time to notice */
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &term, NULL);
+    }
     if (aos_init() != AOS_OK)
         return 10;
     int me = aos_my_pe();
@@ -60,6 +75,40 @@ int main(int argc, char **argv)
             (void)aos_putmem(victim, heap, &word, sizeof word, NULL);
             (void)aos_getmem(victim, &back, heap, sizeof back, NULL);
             (void)aos_amo_post_sym(victim, heap, AOS_AMO_ADD, AOS_AMO_U64, 1);
+        }
+    }
+    if (strcmp(mode, "deadtarget") == 0) {
+        static char buf[64 << 10];
+        /* the others know how to reach its heap before it dies */
+        if (aos_putmem(victim, heap, buf, sizeof buf, NULL) != AOS_OK)
+            return 12;
+        aos_barrier_all();
+        if (me == victim)
+            raise(SIGKILL);
+        aos_event_t *ev;
+        if (aos_event_create(&ev) != AOS_OK)
+            return 13;
+        for (;;) {
+            uint64_t old;
+            const char *what = "put";
+            int rc = aos_putmem(victim, heap, buf, sizeof buf, ev);
+            if (rc == AOS_OK) {
+                what = "get";
+                rc = aos_getmem(victim, buf, heap, sizeof old, ev);
+            }
+            if (rc == AOS_OK) {
+                what = "fetch-add";
+                rc = aos_amo_fetch_sym(victim, heap, AOS_AMO_ADD, AOS_AMO_U64, 1, 0, &old, ev);
+            }
+            if (rc == AOS_OK) {
+                what = "event wait";
+                rc = aos_event_wait(ev);
+            }
+            if (rc != AOS_OK) {
+                fprintf(stderr, "PE %d: %s to the dead PE: %s\n", me, what, aos_strerror(rc));
+                for (;;)
+                    pause();
+            }
         }
     }
     if (strcmp(mode, "spawn") == 0) {

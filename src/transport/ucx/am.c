@@ -303,13 +303,13 @@ struct flush_ctx {
     uint64_t lo, hi;
     struct flush_ctx *next;
     int issued; /* written last by the thread that starts the flush */
+    ucs_status_t status; /* the flush's, written by flush_done */
 };
 
 static struct flush_ctx *finished; /* lock-free stack of finished flushes */
 
 static void flush_done(void *request, ucs_status_t st, void *user_data)
 {
-    (void)st;
     struct flush_ctx *c = user_data;
     if (request != NULL) /* a request freed earlier would get no callback */
         ucp_request_free(request);
@@ -317,6 +317,7 @@ static void flush_done(void *request, ucs_status_t st, void *user_data)
      * on another thread than the one that filled c, and UCX's own hand-over
      * is not something to lean on. */
     (void)aos__load_acquire(&c->issued);
+    c->status = st; /* published by the release below */
     struct flush_ctx *head = aos__load_relaxed(&finished);
     do
         c->next = head;
@@ -387,10 +388,14 @@ struct aos__ucx_batch aos__ucx_batch_take(int pe)
     return b;
 }
 
-void aos__ucx_batch_complete(struct aos__ucx_batch *b)
+void aos__ucx_batch_complete(struct aos__ucx_batch *b, ucs_status_t st, int pe)
 {
-    for (size_t i = 0; i < b->count; i++)
-        aos__event_complete_async(b->ev[i]);
+    for (size_t i = 0; i < b->count; i++) {
+        if (st == UCS_OK)
+            aos__event_complete_async(b->ev[i]);
+        else
+            aos__event_fail_async(b->ev[i], aos__ucx_failure(st, pe));
+    }
     free(b->ev);
     *b = (struct aos__ucx_batch){0};
 }
@@ -445,8 +450,8 @@ static void start_flushes(int batches)
                                   .cb.send = flush_done,
                                   .user_data = c};
         ucs_status_ptr_t req = ucp_ep_flush_nbx(ep, &rp);
-        if (req == NULL || UCS_PTR_IS_ERR(req))
-            flush_done(NULL, UCS_OK, c); /* done (or failed: the job is ending) */
+        if (req == NULL || UCS_PTR_IS_ERR(req)) /* done, or failed: no callback comes */
+            flush_done(NULL, req == NULL ? UCS_OK : UCS_PTR_STATUS(req), c);
     }
 }
 
@@ -462,8 +467,8 @@ static int finish_flushes(void)
     int any = c != NULL;
     while (c != NULL) {
         struct flush_ctx *next = c->next;
-        aos__ucx_batch_complete(&c->batch);
-        if (c->lo < c->hi)
+        aos__ucx_batch_complete(&c->batch, c->status, c->pe);
+        if (c->lo < c->hi && c->status == UCS_OK)
             (void)aos__ucx_am(c->pe, AOS__UCX_WAKE, c->lo, c->hi, NULL, 0);
         pthread_mutex_lock(&U.lock);
         struct aos__ucx_peer *p = &U.peers[c->pe];

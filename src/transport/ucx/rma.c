@@ -24,6 +24,7 @@
 /* A flush by aos__ucx_flush_peer and the events it covers. */
 struct peer_flush {
     struct aos__ucx_batch covered;
+    int pe;
     ucs_status_t status;
     int done; /* set last, by peer_flush_done */
 };
@@ -38,7 +39,7 @@ static void peer_flush_done(void *request, ucs_status_t st, void *user_data)
         ucp_request_free(request);
     f->status = st;
     int any = f->covered.count != 0;
-    aos__ucx_batch_complete(&f->covered); /* failed: the job is ending; nothing stays */
+    aos__ucx_batch_complete(&f->covered, st, f->pe);
     if (any) /* a thread of mine may sleep waiting for one of them */
         aos__ucx_ring_all();
     aos__store_release(&f->done, 1); /* pairs with the acquire in aos__ucx_flush_peer */
@@ -54,7 +55,7 @@ int aos__ucx_flush_peer(int pe)
     aos__store_release(&p->unflushed, 0); /* pairs with may_be_outstanding */
     /* The events of puts issued before it complete with this flush, rather
      * than with one more that settle would start for them. */
-    struct peer_flush f = {.covered = aos__ucx_batch_take(pe)};
+    struct peer_flush f = {.covered = aos__ucx_batch_take(pe), .pe = pe};
     ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
                                               UCP_OP_ATTR_FIELD_USER_DATA,
                               .cb.send = peer_flush_done,
@@ -221,13 +222,15 @@ int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t 
  * its malloc'd context. */
 struct reply {
     aos_event_t *ev;
+    int pe;
     int issued; /* written last by the issuing thread */
 };
 
-/* Before the operation is issued: ev counts it, and so does quiet. */
-static void reply_expect(struct reply *r, aos_event_t *ev)
+/* Before the operation to pe is issued: ev counts it, and so does quiet. */
+static void reply_expect(struct reply *r, aos_event_t *ev, int pe)
 {
     r->ev = ev;
+    r->pe = pe;
     aos__event_post(ev);
     aos__store_release(&r->issued, 1); /* pairs with the acquire in reply_received */
     /* Relaxed: counted before it can complete; quiet waits for 0. */
@@ -242,10 +245,14 @@ static void reply_received(void *request, struct reply *r)
     (void)aos__load_acquire(&r->issued); /* pairs with the release in reply_expect */
 }
 
-/* Last: completes the event and frees the context (r heads it). */
-static void reply_done(struct reply *r)
+/* Last: completes the event with the operation's status and frees the
+ * context (r heads it). */
+static void reply_done(struct reply *r, ucs_status_t st)
 {
-    aos__event_complete_async(r->ev);
+    if (st == UCS_OK)
+        aos__event_complete_async(r->ev);
+    else
+        aos__event_fail_async(r->ev, aos__ucx_failure(st, r->pe));
     free(r);
     /* Release: quiet's acquire of the count sees the data or result written. */
     (void)aos__fetch_sub_release(&U.replies_in_flight, 1);
@@ -261,9 +268,8 @@ static void reply_unexpect(struct reply *r)
 
 static void get_done(void *request, ucs_status_t st, void *user_data)
 {
-    (void)st; /* a failure ends the job (peer_loss.c); nothing stays attached */
     reply_received(request, user_data);
-    reply_done(user_data);
+    reply_done(user_data, st);
 }
 
 /* A get with an event from a peer whose one stream orders it after my
@@ -285,7 +291,7 @@ static int get_posted(void *dst, int pe, uint64_t off, size_t len, aos_event_t *
                                               UCP_OP_ATTR_FIELD_USER_DATA,
                               .cb.send = get_done,
                               .user_data = r};
-    reply_expect(r, ev);
+    reply_expect(r, ev, pe);
     ucs_status_ptr_t req = ucp_get_nbx(aos__ucx_ep(pe), dst, len, raddr, rk, &rp);
     if (req != NULL && !UCS_PTR_IS_ERR(req)) {
         aos__ucx_issued();
@@ -405,12 +411,11 @@ struct amo_ctx {
 
 static void amo_done(void *request, ucs_status_t st, void *user_data)
 {
-    (void)st;
     struct amo_ctx *c = user_data;
     reply_received(request, &c->head);
-    if (c->result != NULL)
+    if (c->result != NULL && st == UCS_OK)
         memcpy(c->result, &c->reply, c->width); /* little-endian: the low bytes */
-    reply_done(&c->head);
+    reply_done(&c->head, st);
 }
 
 /* UCP's opcode for op; SET, CLEAR and READ become swaps and adds. */
@@ -473,7 +478,7 @@ int aos__ucx_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width, uint64_t
         rp.op_attr_mask |= UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
         rp.cb.send = amo_done;
         rp.user_data = c;
-        reply_expect(&c->head, ev);
+        reply_expect(&c->head, ev, pe);
     }
     ucs_status_ptr_t req = ucp_atomic_op_nbx(aos__ucx_ep(pe), uop, &c->operand, 1, raddr, rk, &rp);
     if (ev != NULL) {

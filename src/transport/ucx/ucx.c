@@ -18,13 +18,23 @@
 struct aos__ucx aos__ucx;
 #define U aos__ucx
 
+int aos__ucx_failure(ucs_status_t st, int pe)
+{
+    /* Relaxed: a flag set once (core/peer_loss.c); a stale 0 only names the
+     * failure by its UCX status. */
+    if (st == UCS_ERR_CONNECTION_RESET || st == UCS_ERR_ENDPOINT_TIMEOUT ||
+        (pe >= 0 && pe < aos__rt.npes && aos__load_relaxed(&aos__rt.peers[pe].lost)))
+        return AOS_ERR_PE_DIED;
+    return st == UCS_ERR_NO_MEMORY ? AOS_ERR_NO_MEMORY : AOS_ERR_NETWORK;
+}
+
 int aos__ucx_status(ucs_status_t st, const char *what, int pe)
 {
     if (st == UCS_OK)
         return AOS_OK;
     fprintf(stderr, "aos: PE %d: UCX failed %s (PE %d): %s\n", aos__rt.me, what, pe,
             ucs_status_string(st));
-    return st == UCS_ERR_NO_MEMORY ? AOS_ERR_NO_MEMORY : AOS_ERR_NETWORK;
+    return aos__ucx_failure(st, pe);
 }
 
 unsigned aos__ucx_drive_once(void)

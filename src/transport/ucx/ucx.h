@@ -96,6 +96,12 @@ extern struct aos__ucx aos__ucx;
 
 /* Maps a UCX status to an aos one, saying on stderr what failed. */
 int aos__ucx_status(ucs_status_t st, const char *what, int pe);
+/* The aos status of a UCX failure of an operation to pe (pe < 0: none),
+ * saying nothing: AOS_ERR_PE_DIED once pe is lost or its endpoint failed
+ * (its connection reset or timed out: how UCX over TCP sees a process that
+ * ended, before the endpoint's error handler has run), else
+ * AOS_ERR_NO_MEMORY or AOS_ERR_NETWORK. */
+int aos__ucx_failure(ucs_status_t st, int pe);
 /* One turn of a wait that drives the worker: progresses it, and after 64
  * idle turns in a row (*idle counts them) yields the CPU each turn, which
  * the peer this waits for may need. */
@@ -184,7 +190,7 @@ void aos__ucx_batch_add(int pe, aos_event_t *ev, int *rc);
 /* The events waiting for pe's next flush, taken by a flush about to start
  * (they complete with it), and their completion. */
 struct aos__ucx_batch aos__ucx_batch_take(int pe);
-void aos__ucx_batch_complete(struct aos__ucx_batch *b);
+void aos__ucx_batch_complete(struct aos__ucx_batch *b, ucs_status_t st, int pe);
 /* Wakes this PE's sleepers watching [lo, hi) of my arena, which a peer's
  * operation just wrote (the writer's half of core/wait.c's protocol). */
 void aos__ucx_ring(uint64_t lo, uint64_t hi);
