@@ -42,8 +42,8 @@
       "through the network transport (0: nodes as the launcher found them); for testing " \
       "the off-node path on one machine")                                                 \
     X(boot_timeout, "AOS_BOOT_TIMEOUT", UINT, "120", 1,                                     \
-      "seconds a PE started by PMIx (mpirun, srun) waits for the other PEs at start-up "  \
-      "(PMIx fences, the memory exchange among the PEs of a host) before aos_init fails") \
+      "seconds a PE waits for the other PEs at start-up (aosrun's exchanges, PMIx "       \
+      "fences, the memory exchange among the PEs of a host) before aos_init fails")       \
     X(check, "AOS_CHECK", BOOL, "0", 0,                                                     \
       "compare each collective's arguments (sizes, roots, types, counts, aos_malloc "     \
       "sizes) across the team before running it: a mismatch fails every member with "    \

@@ -93,6 +93,12 @@ run spawn_kill 137 6 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICT
 run spawn_clean 0 10 "" -- -n 3 "$VICTIM" spawn -1
 run wrapper_timeout 124 8 "timeout after 2 s" -- -n 2 --timeout 2 sh -c '"$0" hang; sleep 300' "$VICTIM"
 run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM" kill 9
+# A PE stuck before aos_init (asleep here, as one stopped in it would be)
+# makes the others' aos_init give up after AOS_BOOT_TIMEOUT: aosrun ends a
+# job only for a PE that ends. (--timeout: a hang fails fast, status 124.)
+export AOS_BOOT_TIMEOUT=2
+run boot_timeout 10 8 "PE [01]: not every PE reached the start-up exchange within 2 s \(AOS_BOOT_TIMEOUT\)" -- -n 3 --timeout 30 "$VICTIM" late 2
+unset AOS_BOOT_TIMEOUT
 run noexec 127 5 "cannot run" -- -n 2 /nonexistent/program
 run badargs 2 2 "expected a PE count" -- -n 0 "$VICTIM" ok
 run badbind 2 2 "expected core, cluster or none" -- -n 2 --bind wrong "$VICTIM" ok

@@ -87,7 +87,7 @@ int main(int argc, char **argv)
             raise(SIGKILL);
         aos_event_t *ev;
         if (aos_event_create(&ev) != AOS_OK)
-            return 13;
+            return 14;
         for (;;) {
             uint64_t old;
             const char *what = "put";

@@ -2,6 +2,7 @@
  * whose descriptor is in AOS_BOOT_FD (wire format core/boot_proto.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch/cpu.h"
 #include "core/boot_proto.h"
 #include "core/bootstrap.h"
 #include "core/config.h"
@@ -116,8 +118,42 @@ static int fd_ok(const struct aos__runtime *rt)
     return 0;
 }
 
+/* The end of a start-up exchange begun now: AOS_BOOT_TIMEOUT away. */
+static uint64_t exchange_deadline(const struct aos__runtime *rt)
+{
+    return aos__now_ns() + (uint64_t)rt->cfg.boot_timeout * 1000000000u;
+}
+
+/* Waits until aosrun's next message has begun to arrive, or, past the
+ * deadline, says why and fails: aosrun answers once every PE has sent its
+ * part, and a PE that is stopped, or stuck before aos_init, sends none
+ * (aosrun ends the job only for one that ends). */
+static int await_aosrun(const struct aos__runtime *rt, uint64_t deadline)
+{
+    for (;;) {
+        uint64_t now = aos__now_ns();
+        if (now >= deadline)
+            break;
+        struct pollfd pf = {.fd = boot_fd, .events = POLLIN};
+        int ms = (int)((deadline - now + 999999u) / 1000000u);
+        int n = poll(&pf, 1, ms);
+        if (n > 0)
+            return 0; /* data, or the end: the receive says which */
+        if (n < 0 && errno != EINTR)
+            return -1;
+    }
+    fprintf(stderr,
+            "aos: PE %d: not every PE reached the start-up exchange within %u s "
+            "(AOS_BOOT_TIMEOUT): one that is stopped, or stuck before aos_init, holds the "
+            "others\n",
+            rt->me, (unsigned)rt->cfg.boot_timeout);
+    errno = ETIMEDOUT;
+    return -1;
+}
+
 static int aosrun_exchange(struct aos__runtime *rt, int *peer_fds)
 {
+    uint64_t deadline = exchange_deadline(rt);
     for (int pe = 0; pe < rt->npes; pe++)
         peer_fds[pe] = -1;
     struct aos__boot_hello mine = aos__boot_my_hello(rt);
@@ -134,7 +170,8 @@ static int aosrun_exchange(struct aos__runtime *rt, int *peer_fds)
     }
     int rc = AOS_OK;
     for (int pe = 0; pe < rt->npes && rc == AOS_OK; pe++) {
-        if (aos__recv_with_fd(boot_fd, &peers[pe], sizeof peers[pe], &peer_fds[pe]) != 0) {
+        if (await_aosrun(rt, deadline) != 0 ||
+            aos__recv_with_fd(boot_fd, &peers[pe], sizeof peers[pe], &peer_fds[pe]) != 0) {
             fprintf(stderr, "aos: PE %d: bootstrap with aosrun failed: %s\n", rt->me,
                     strerror(errno));
             rc = AOS_ERR_BOOTSTRAP;
@@ -183,6 +220,7 @@ static int aosrun_allgather(struct aos__runtime *rt, const void *mine, size_t le
                             size_t **offs)
 {
     size_t n = (size_t)rt->npes;
+    uint64_t deadline = exchange_deadline(rt);
     size_t *o = calloc(n + 1, sizeof *o);
     char *buf = NULL;
     if (o == NULL)
@@ -203,7 +241,7 @@ static int aosrun_allgather(struct aos__runtime *rt, const void *mine, size_t le
         goto fail_offs;
     for (size_t pe = 0; pe < n; pe++) {
         int fd = -1;
-        if (aos__recv_with_fd(boot_fd, &h, sizeof h, &fd) != 0)
+        if (await_aosrun(rt, deadline) != 0 || aos__recv_with_fd(boot_fd, &h, sizeof h, &fd) != 0)
             goto fail_io;
         if (fd >= 0)
             close(fd);
@@ -220,7 +258,8 @@ static int aosrun_allgather(struct aos__runtime *rt, const void *mine, size_t le
             buf = bigger;
             cap = want;
         }
-        if (aos__recv_exact(boot_fd, buf + used, h.static_len) != 0)
+        if (await_aosrun(rt, deadline) != 0 ||
+            aos__recv_exact(boot_fd, buf + used, h.static_len) != 0)
             goto fail_io;
         o[pe] = used;
         used += h.static_len;
