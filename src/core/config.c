@@ -103,6 +103,7 @@ static const struct {
     {"AOS_CLUSTER_SIZE", 1u << 20, "1048576 (the most PEs a job has)"},
     {"AOS_NODE_SIZE", 1u << 20, "1048576 (the most PEs a job has)"},
     {"AOS_BOOT_TIMEOUT", 86400, "86400 (a day)"},
+    {"AOS_NET_WAKEUP", 2, "2 (the worker's event descriptor)"},
 };
 
 static int check_limit(const char *var, const char *text, uint64_t v)

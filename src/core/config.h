@@ -57,11 +57,11 @@
       "send the small puts with events and the posted atomics a PE issues to one network " \
       "peer in one message, where one TCP stream carries them all in order and the "      \
       "peer's CPU applies them; 0 sends each on its own")                                 \
-    X(net_wakeup, "AOS_NET_WAKEUP", BOOL, "1", 0,                                           \
-      "let the network progress thread sleep on the transport's event descriptor, woken "  \
-      "by each arrival; 0: it polls with pauses that grow to 1 ms, which saves every "      \
-      "message over TCP a little where the program waits inside aos, but serves a PE "   \
-      "that computes up to 1 ms late")                                                   \
+    X(net_wakeup, "AOS_NET_WAKEUP", UINT, "1", 0,                                           \
+      "how the network progress thread waits for arrivals while it serves: 1 sleeps on "  \
+      "descriptors (the TCP interfaces' own where UCX found only TCP, else the worker's); " \
+      "2 always on the worker's, which costs every message over TCP a little; 0 polls "   \
+      "with pauses that grow to 1 ms, serving a PE that computes up to 1 ms late")        \
     X(debug, "AOS_DEBUG", BOOL, "0", 0, "print start-up diagnostics to stderr")
 
 struct aos__config {

@@ -35,8 +35,8 @@
  *
  * Progress: every operation completes without the target calling aos. A
  * network transport whose engine needs the target's CPU runs its own thread
- * for that, polling with growing pauses or asleep on the engine's event
- * descriptor while idle (AOS_NET_WAKEUP), and standing aside while the
+ * for that, polling with growing pauses or asleep on descriptors that
+ * announce arrivals while idle (AOS_NET_WAKEUP), and standing aside while the
  * program's threads drive the engine themselves. */
 #ifndef AOS_TRANSPORT_H
 #define AOS_TRANSPORT_H

@@ -116,6 +116,11 @@ if [ "$HAVE_UCX" = 1 ]; then
     run dead_target 137 10 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICTIM" deadtarget 1
     grep -Eq "PE [02]: [a-z -]+ to the dead PE: a peer PE has died" "$out/dead_target.err" ||
         fail "dead_target: no PE reported the death:$(sed 's/^/    /' "$out/dead_target.err")"
+    # What the network progress thread sleeps on (src/transport/ucx/sleep.c):
+    # over TCP alone the interfaces' event sets, unless told otherwise.
+    run sleep_ifaces 0 10 "network progress thread: sleeps on [1-9][0-9]* TCP interface event set" -- -n 2 env AOS_DEBUG=1 "$VICTIM" ok
+    run sleep_worker 0 10 "network progress thread: sleeps on the worker's event descriptor" -- -n 2 env AOS_DEBUG=1 AOS_NET_WAKEUP=2 "$VICTIM" ok
+    run sleep_doze 0 10 "network progress thread: dozes between polls \(AOS_NET_WAKEUP=0\)" -- -n 2 env AOS_DEBUG=1 AOS_NET_WAKEUP=0 "$VICTIM" ok
     unset AOS_NODE_SIZE UCX_TLS UCX_NET_DEVICES UCX_MEM_EVENTS
     export TSAN_OPTIONS="$saved_tsan"
 fi

@@ -8,12 +8,21 @@
  * (ucx.c), then until UCX's listening sockets have no connection waiting
  * to be accepted: when two PEs connect to each other at once, UCX may keep
  * both connections, and accepts the second whenever its own thread runs,
- * after the messages have crossed on the first. */
+ * after the messages have crossed on the first.
+ *
+ * It also finds the event sets of UCX's TCP interfaces, which the progress
+ * thread may sleep on (sleep.c): epoll instances opened while the worker
+ * was created that another epoll instance watches (UCP hangs each
+ * interface's descriptor on its own thread's set, even without
+ * UCP_FEATURE_WAKEUP). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "transport/ucx/ucx.h"
 
@@ -106,4 +115,73 @@ void aos__ucx_fds_cloexec_new(struct aos__ucx_fds *before)
         (void)each_fd(mark_new, before);
     free(before->fd);
     *before = (struct aos__ucx_fds){0};
+}
+
+/* Whether fd is an epoll instance. */
+static int is_epoll(int fd)
+{
+    char path[32], target[32];
+    (void)snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n <= 0)
+        return 0;
+    target[n] = '\0';
+    return strcmp(target, "anon_inode:[eventpoll]") == 0;
+}
+
+struct watched {
+    struct aos__ucx_fds epolls;  /* every epoll instance of the process */
+    struct aos__ucx_fds watched; /* the descriptors those watch */
+};
+
+static void note_epoll(int fd, void *arg)
+{
+    if (is_epoll(fd))
+        note_fd(fd, &((struct watched *)arg)->epolls);
+}
+
+/* The descriptors epoll instance fd watches: its fdinfo's "tfd:" lines. */
+static void note_watched(int fd, struct aos__ucx_fds *out)
+{
+    char path[40];
+    (void)snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        out->failed = 1;
+        return;
+    }
+    char line[256];
+    int tfd;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "tfd: %d", &tfd) == 1)
+            note_fd(tfd, out);
+    fclose(f);
+}
+
+static int listed(const struct aos__ucx_fds *s, int fd)
+{
+    return !is_new(s, fd);
+}
+
+int aos__ucx_fds_event_sets(const struct aos__ucx_fds *before, struct aos__ucx_fds *sets)
+{
+    struct watched w = {0};
+    *sets = (struct aos__ucx_fds){0};
+    if (before->failed || !each_fd(note_epoll, &w))
+        w.epolls.failed = 1;
+    for (size_t i = 0; i < w.epolls.count && !w.epolls.failed; i++)
+        note_watched(w.epolls.fd[i], &w.watched);
+    for (size_t i = 0; i < w.epolls.count; i++) {
+        int fd = w.epolls.fd[i];
+        if (is_new(before, fd) && listed(&w.watched, fd))
+            note_fd(fd, sets);
+    }
+    int ok = !w.epolls.failed && !w.watched.failed && !sets->failed && sets->count > 0;
+    free(w.epolls.fd);
+    free(w.watched.fd);
+    if (!ok) {
+        free(sets->fd);
+        *sets = (struct aos__ucx_fds){0};
+    }
+    return ok;
 }

@@ -79,5 +79,7 @@ unsigned aos__ucx_lane_traits(ucp_ep_h ep)
         traits |= AOS__UCX_APPLIED_BY_CPU;
     if (lanes == 1 && tcp == 1)
         traits |= AOS__UCX_ORDERED;
+    if (tcp == lanes)
+        traits |= AOS__UCX_ALL_TCP;
     return traits;
 }

@@ -2,7 +2,7 @@
  * needs the target's CPU to apply puts, gets and atomics and to run message
  * handlers; this thread gives it, so a target that computes and never calls
  * aos still serves every one-sided operation. Idle, it polls ever more
- * rarely, or sleeps on the worker's event descriptor (below).
+ * rarely, or sleeps on descriptors that announce arrivals (below).
  *
  * While the program drives the worker itself (its waits, its own requests:
  * aos__ucx_driven), this thread stands aside: two threads taking turns at
@@ -28,19 +28,15 @@
  * It does not send them at once: a program streaming small operations
  * fills its buffers faster than this thread could wake for each.
  *
- * Serving, the thread sleeps between turns in one of two ways
- * (AOS_NET_WAKEUP). By default on the worker's event descriptor, until
- * something arrives; but UCP then hangs each interface's descriptor on the
- * worker's, and over TCP every message pays for that second wake-up list
- * in the sender's system call and on the receiver's socket lock, even
- * while the program drives the worker itself. With AOS_NET_WAKEUP=0 there
- * is no descriptor and the thread polls: it dozes POLL_MIN_NS after a turn
- * that applied something, twice as long after each empty one up to
- * POLL_MAX_NS, and a program thread going to sleep in the kernel cuts the
- * doze short. That suits a program that waits inside aos; a target that
- * computes is then served up to POLL_MAX_NS late. */
+ * Serving, the thread sleeps between turns on descriptors that announce
+ * each arrival (sleep.c says which, AOS_NET_WAKEUP), or it dozes: with
+ * AOS_NET_WAKEUP=0, and where no descriptor announces every peer's
+ * arrivals. Dozing, it sleeps POLL_MIN_NS after a turn that applied
+ * something, twice as long after each empty one up to POLL_MAX_NS, and a
+ * program thread going to sleep in the kernel cuts the doze short. That
+ * suits a program that waits inside aos; a target that computes is then
+ * served up to POLL_MAX_NS late. */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 
 #include "arch/atomics.h"
@@ -64,7 +60,7 @@
 #define RECORDS_NS 1000000u
 _Static_assert(PARK_MIN_NS <= RECORDS_NS, "the shortest park is never nudged");
 
-/* Without the event descriptor: the shortest and the longest doze between
+/* Dozing: the shortest and the longest doze between
  * polls. No nudge reaches a doze: the longest leaves records waiting no
  * longer than RECORDS_NS. */
 #define POLL_MIN_NS 16000u
@@ -129,8 +125,8 @@ void aos__ucx_thread_nudge(void)
      * polls (parks) briefly, or this sees it polling (parked) long and cuts
      * that short. The exchange wakes a long park once, and the parks
      * after it start again from the shortest (loop). */
-    if (aos__load_seq_cst(&T.idle_poll)) /* set only with the event descriptor */
-        (void)ucp_worker_signal(U.worker);
+    if (aos__load_seq_cst(&T.idle_poll)) /* set only when it sleeps on descriptors */
+        aos__ucx_sleep_interrupt();
     if (aos__load_seq_cst(&T.long_park) && aos__exchange_seq_cst(&T.long_park, 0) != 0) {
         (void)aos__fetch_add_seq_cst(&T.turn, 1);
         aos__futex_wake_one(&T.turn);
@@ -158,7 +154,7 @@ static void park(uint64_t ns)
     aos__store_relaxed(&T.parked, 0); /* relaxed: only saves wakes */
 }
 
-/* Without the event descriptor, between two polls: sleeps ns, or until a
+/* Dozing, between two polls: sleeps ns, or until a
  * program thread goes to sleep (aos__ucx_sleep_begin, which finds parked
  * set and bumps turn) or the thread is stopped. Returns whether it was cut
  * short. */
@@ -175,25 +171,24 @@ static int doze(uint64_t ns)
     return aos__load_relaxed(&T.turn) != turn;
 }
 
-/* Sleeps on the worker's event descriptor until something arrives, at most
- * IDLE_MS; returns 0 when the thread should end. */
+/* Sleeps on the transport's descriptors (sleep.c) until something
+ * arrives, at most IDLE_MS; returns 0 when the thread should end. */
 static int sleep_on_events(void)
 {
-    ucs_status_t st = ucp_worker_arm(U.worker);
-    if (st == UCS_ERR_BUSY)
+    int armed = aos__ucx_sleep_arm();
+    if (armed == 0)
         return 1; /* events came in meanwhile: progress again */
-    if (st != UCS_OK)
+    if (armed < 0)
         return 0;
     if (aos__load_acquire(&T.stop)) /* pairs with the release in ..._stop */
         return 0;
-    struct pollfd pf = {.fd = U.efd, .events = POLLIN};
     /* A bounded sleep: work queued by settle with nothing to wake the
-     * descriptor (a flush issued while every reply was already in) is
+     * descriptors (a flush issued while every reply was already in) is
      * picked up within it. seq_cst, both: see aos__ucx_thread_nudge. */
     aos__store_seq_cst(&T.idle_poll, 1);
     int rc = 0;
     if (!aos__load_seq_cst(&U.coalesced))
-        rc = poll(&pf, 1, IDLE_MS);
+        rc = aos__ucx_sleep_poll(IDLE_MS);
     aos__store_relaxed(&T.idle_poll, 0); /* relaxed: a late nudge only costs a wake */
     if (rc < 0 && errno != EINTR)
         return 0;
@@ -270,7 +265,7 @@ static void *loop(void *arg)
         aos__ucx_settle(AOS__UCX_SETTLE_EAGER); /* events polled by a program that computes */
         if (program_drives(seen))
             continue; /* it took over: park */
-        if (U.efd >= 0) {
+        if (U.sleep_on != AOS__UCX_SLEEP_DOZE) {
             if (!sleep_on_events())
                 break;
             continue;
@@ -301,8 +296,7 @@ void aos__ucx_thread_stop(void)
     aos__store_release(&T.stop, 1); /* pairs with the acquires in loop */
     (void)aos__fetch_add_seq_cst(&T.turn, 1); /* out of park */
     aos__futex_wake_one(&T.turn);
-    if (U.efd >= 0)
-        (void)ucp_worker_signal(U.worker); /* out of poll */
+    aos__ucx_sleep_interrupt(); /* out of poll */
     pthread_join(T.thread, NULL);
     T.running = 0;
 }

@@ -131,7 +131,10 @@ static int connect_peers(const char *all, const size_t *offs)
         if (rc != AOS_OK)
             return rc;
         p->base = h.base;
-        unsigned traits = aos__rt.cfg.net_as_rdma ? 0 : aos__ucx_lane_traits(p->ep);
+        unsigned traits = aos__ucx_lane_traits(p->ep);
+        aos__ucx_sleep_peer(pe, traits);
+        if (aos__rt.cfg.net_as_rdma)
+            traits = 0;
         p->target_applies = (traits & AOS__UCX_APPLIED_BY_CPU) != 0;
         p->ordered = (traits & AOS__UCX_ORDERED) != 0;
         p->co.on = p->ordered && p->target_applies && aos__rt.cfg.net_coalesce;
@@ -268,8 +271,24 @@ static void unset_tcp_segments(int set)
             (void)unsetenv(tcp_seg_vars[i]);
 }
 
-static int open_worker(struct aos__runtime *rt)
+static int init_context(struct aos__runtime *rt, ucp_config_t *cfg, int wakeup)
 {
+    ucp_params_t params = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
+        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM,
+        .mt_workers_shared = 1,
+    };
+    /* The worker's event descriptor only where the progress thread sleeps
+     * on it (sleep.c): the feature costs every message over TCP. */
+    if (wakeup)
+        params.features |= UCP_FEATURE_WAKEUP;
+    return aos__ucx_status(ucp_init(&params, cfg, &U.context), "initialising", rt->me);
+}
+
+static int open_worker(struct aos__runtime *rt, const struct aos__ucx_fds *before)
+{
+    U.efd = -1;
+    U.wake_fd = -1;
     ucp_config_t *cfg;
     int rc = aos__ucx_status(ucp_config_read(NULL, NULL, &cfg), "reading its configuration",
                              rt->me);
@@ -280,16 +299,18 @@ static int open_worker(struct aos__runtime *rt)
      * not leave the other spinning on it, so a mutex, unless set. */
     if (getenv("UCX_USE_MT_MUTEX") == NULL)
         (void)ucp_config_modify(cfg, "USE_MT_MUTEX", "y");
-    ucp_params_t params = {
-        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
-        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM,
-        .mt_workers_shared = 1,
-    };
-    /* The progress thread's event descriptor, only if it sleeps on it
-     * (thread.c): the feature costs every message over TCP. */
-    if (rt->cfg.net_wakeup)
-        params.features |= UCP_FEATURE_WAKEUP;
-    rc = aos__ucx_status(ucp_init(&params, cfg, &U.context), "initialising", rt->me);
+    /* The interfaces' event sets where UCX found only TCP (and transports
+     * within this host), else the worker's descriptor: a second context. */
+    U.sleep_on = rt->cfg.net_wakeup == 0   ? AOS__UCX_SLEEP_DOZE
+                 : rt->cfg.net_wakeup == 2 ? AOS__UCX_SLEEP_WORKER
+                                           : AOS__UCX_SLEEP_IFACES;
+    rc = init_context(rt, cfg, U.sleep_on == AOS__UCX_SLEEP_WORKER);
+    if (rc == AOS_OK && U.sleep_on == AOS__UCX_SLEEP_IFACES &&
+        !aos__ucx_context_tcp_only(U.context)) {
+        ucp_cleanup(U.context);
+        U.sleep_on = AOS__UCX_SLEEP_WORKER;
+        rc = init_context(rt, cfg, 1);
+    }
     ucp_config_release(cfg);
     if (rc != AOS_OK)
         return rc;
@@ -308,10 +329,8 @@ static int open_worker(struct aos__runtime *rt)
                         "(--enable-mt), which aos needs\n", rt->me);
         rc = AOS_ERR_NETWORK;
     }
-    U.efd = -1; /* the progress thread polls */
-    if (rc == AOS_OK && rt->cfg.net_wakeup)
-        rc = aos__ucx_status(ucp_worker_get_efd(U.worker, &U.efd), "getting its event fd",
-                             rt->me);
+    if (rc == AOS_OK)
+        rc = aos__ucx_sleep_open(before);
     if (rc == AOS_OK)
         rc = aos__ucx_am_start();
     if (rc != AOS_OK)
@@ -319,6 +338,7 @@ static int open_worker(struct aos__runtime *rt)
     return AOS_OK;
 
 fail_worker:
+    aos__ucx_sleep_close();
     ucp_worker_destroy(U.worker);
 fail_context:
     ucp_cleanup(U.context);
@@ -356,7 +376,7 @@ static int ucx_start(struct aos__runtime *rt)
         aos__ucx_coalesce_start(pe);
     struct aos__ucx_fds before;
     aos__ucx_fds_note(&before);
-    int rc = open_worker(rt);
+    int rc = open_worker(rt, &before);
     if (rc != AOS_OK)
         goto fail_peers;
     rc = exchange(rt);
@@ -374,6 +394,7 @@ static int ucx_start(struct aos__runtime *rt)
 
 fail_connected:
     close_peers();
+    aos__ucx_sleep_close();
     ucp_worker_destroy(U.worker);
     ucp_cleanup(U.context);
 fail_peers:
@@ -397,6 +418,7 @@ static void ucx_stop(struct aos__runtime *rt)
     aos__ucx_thread_stop();
     aos__ucx_drop_deferred();
     close_peers();
+    aos__ucx_sleep_close();
     ucp_worker_destroy(U.worker);
     ucp_cleanup(U.context);
     for (int pe = 0; pe < rt->npes; pe++)

@@ -71,8 +71,12 @@ struct aos__ucx_peer {
 struct aos__ucx {
     ucp_context_h context;
     ucp_worker_h worker;
-    int efd;                       /* the worker's event descriptor; -1 without
-                                    * AOS_NET_WAKEUP (thread.c) */
+    int sleep_on;                  /* what the progress thread sleeps on:
+                                    * AOS__UCX_SLEEP_* (sleep.c) */
+    int efd;                       /* the worker's event descriptor (..._WORKER) */
+    int wake_fd;                   /* an eventfd that ends that sleep (..._IFACES) */
+    struct pollfd *sleep_fds;      /* wake_fd, then the interfaces' event sets */
+    size_t sleep_nfds;
     struct aos__ucx_peer *peers;   /* npes entries */
     pthread_mutex_t lock;
     int pending;                   /* peers with a wake to send, or deferred messages:
@@ -240,6 +244,7 @@ void aos__ucx_coalesced_apply(const char *data, size_t len);
  * my operations in the order I issue them. */
 #define AOS__UCX_APPLIED_BY_CPU 1u
 #define AOS__UCX_ORDERED 2u
+#define AOS__UCX_ALL_TCP 4u /* every lane is TCP */
 unsigned aos__ucx_lane_traits(ucp_ep_h ep);
 
 /* fds.c: the descriptors open before the transport started, then every
@@ -254,6 +259,32 @@ void aos__ucx_fds_note(struct aos__ucx_fds *before);
  * since `before` (UCX's own thread accepts it when it runs). */
 int aos__ucx_fds_accepting(const struct aos__ucx_fds *before);
 void aos__ucx_fds_cloexec_new(struct aos__ucx_fds *before);
+/* The epoll instances opened since `before` that another one watches: the
+ * interfaces' event sets, in *sets. 0 (and *sets empty) when there is
+ * none or /proc cannot tell. */
+int aos__ucx_fds_event_sets(const struct aos__ucx_fds *before, struct aos__ucx_fds *sets);
+
+/* sleep.c: what the progress thread sleeps on between turns. */
+enum {
+    AOS__UCX_SLEEP_DOZE,   /* a futex, for pauses that grow (thread.c) */
+    AOS__UCX_SLEEP_WORKER, /* the worker's event descriptor */
+    AOS__UCX_SLEEP_IFACES, /* the TCP interfaces' event sets */
+};
+/* Whether every transport ctx found is TCP or stays within this host. */
+int aos__ucx_context_tcp_only(ucp_context_h ctx);
+/* Once the worker exists (its interfaces opened since `before`): the
+ * descriptors for U.sleep_on, or dozing when none is found. */
+int aos__ucx_sleep_open(const struct aos__ucx_fds *before);
+void aos__ucx_sleep_close(void);
+/* Each peer's lane traits, once its endpoint exists. */
+void aos__ucx_sleep_peer(int pe, unsigned traits);
+/* Before a sleep: 1 to sleep, 0 when events came in meanwhile (progress
+ * again), -1 on a failure. */
+int aos__ucx_sleep_arm(void);
+/* Sleeps at most ms until something arrives or ..._interrupt; poll()'s
+ * result. */
+int aos__ucx_sleep_poll(int ms);
+void aos__ucx_sleep_interrupt(void);
 
 /* thread.c */
 int aos__ucx_thread_start(void);
