@@ -23,4 +23,12 @@ static inline uint64_t aos__now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Milliseconds from now until deadline (aos__now_ns's clock), rounded up so
+ * that a wait that long ends past it; 0 once it has passed. */
+static inline uint64_t aos__ms_left(uint64_t deadline)
+{
+    uint64_t now = aos__now_ns();
+    return deadline > now ? (deadline - now + 999999u) / 1000000u : 0;
+}
+
 #endif

@@ -155,7 +155,7 @@ if [ "$HAVE_UCX" = 1 ]; then
     # A stdout nobody reads keeps neither --timeout nor SIGTERM from ending
     # the job in time (the root once blocked writing it).
     start=$(date +%s%N)
-    { env "$tag" "$AOSRUN" --hosts a:1,b:1 --rsh "$LRSH" --timeout 2 "$VICTIM" floodhang 300 \
+    { env "$tag" "$AOSRUN" --hosts a:1,b:1 --rsh "$LRSH" --timeout 4 "$VICTIM" floodhang 300 \
         2>"$out/stuck_reader.err"; echo $? >"$out/stuck_reader.rc"; } | sleep 12
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ "$(cat "$out/stuck_reader.rc")" = 124 ] && grep -q "output are dropped" "$out/stuck_reader.err" ||

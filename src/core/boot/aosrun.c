@@ -130,13 +130,10 @@ static uint64_t exchange_deadline(const struct aos__runtime *rt)
  * (aosrun ends the job only for one that ends). */
 static int await_aosrun(const struct aos__runtime *rt, uint64_t deadline)
 {
-    for (;;) {
-        uint64_t now = aos__now_ns();
-        if (now >= deadline)
-            break;
+    uint64_t ms;
+    while ((ms = aos__ms_left(deadline)) > 0) {
         struct pollfd pf = {.fd = boot_fd, .events = POLLIN};
-        int ms = (int)((deadline - now + 999999u) / 1000000u);
-        int n = poll(&pf, 1, ms);
+        int n = poll(&pf, 1, ms < INT32_MAX ? (int)ms : INT32_MAX);
         if (n > 0)
             return 0; /* data, or the end: the receive says which */
         if (n < 0 && errno != EINTR)

@@ -13,24 +13,12 @@
 #include <unistd.h>
 
 #include "aos.h"
+#include "arch/cpu.h"
 #include "core/fdpass.h"
 
 /* A connection that has not said who it is within this long is dropped, so
  * that a stranger cannot hold the leader until the deadline. */
 #define AOS__SHARE_HELLO_MS 10000
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static uint64_t left_ms(uint64_t deadline)
-{
-    uint64_t now = now_ms();
-    return deadline > now ? deadline - now : 0;
-}
 
 static void set_timeouts(int fd, uint64_t ms)
 {
@@ -117,7 +105,7 @@ static int admit(const struct aos__share *s, const struct aos__share_ticket *t, 
     struct aos__share_join j;
     const char *why = NULL;
     *fd = -1;
-    uint64_t ms = left_ms(deadline);
+    uint64_t ms = aos__ms_left(deadline);
     set_timeouts(conn, ms < AOS__SHARE_HELLO_MS ? ms : AOS__SHARE_HELLO_MS);
     if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0)
         cred.pid = 0;
@@ -148,7 +136,7 @@ static int admit(const struct aos__share *s, const struct aos__share_ticket *t, 
 int aos__share_serve(const struct aos__share *s, const struct aos__share_ticket *t, int lfd,
                      int *peer_fds)
 {
-    uint64_t deadline = now_ms() + s->timeout_ms;
+    uint64_t deadline = aos__now_ns() + s->timeout_ms * 1000000u;
     int *conn = malloc((size_t)s->nlocal * sizeof *conn);
     int *joined = calloc((size_t)s->nlocal, sizeof *joined);
     int rc = AOS_OK, waiting = s->nlocal - 1;
@@ -160,11 +148,11 @@ int aos__share_serve(const struct aos__share *s, const struct aos__share_ticket 
         conn[i] = -1;
     while (waiting > 0) {
         struct pollfd p = {.fd = lfd, .events = POLLIN};
-        uint64_t ms = left_ms(deadline);
+        uint64_t ms = aos__ms_left(deadline);
         int n = ms > 0 ? poll(&p, 1, (int)(ms < 1000 ? ms : 1000)) : 0;
         if (n < 0 && errno == EINTR)
             continue;
-        if (n == 0 && left_ms(deadline) > 0)
+        if (n == 0 && aos__ms_left(deadline) > 0)
             continue;
         if (n <= 0) {
             int missing = -1;
@@ -197,7 +185,7 @@ int aos__share_serve(const struct aos__share *s, const struct aos__share_ticket 
     for (int i = 0; i < s->nlocal && rc == AOS_OK; i++) {
         if (conn[i] < 0)
             continue;
-        set_timeouts(conn[i], left_ms(deadline));
+        set_timeouts(conn[i], aos__ms_left(deadline));
         for (int k = 0; k < s->nlocal && rc == AOS_OK; k++) {
             if (k == i)
                 continue;
@@ -242,7 +230,7 @@ static int connect_leader(const struct aos__share *s, const struct aos__share_ti
 int aos__share_join(const struct aos__share *s, const struct aos__share_ticket *t,
                     int *peer_fds)
 {
-    uint64_t deadline = now_ms() + s->timeout_ms;
+    uint64_t deadline = aos__now_ns() + s->timeout_ms * 1000000u;
     int leader = (int)t->rank;
     int c = connect_leader(s, t);
     if (c < 0) {
@@ -263,7 +251,7 @@ int aos__share_join(const struct aos__share *s, const struct aos__share_ticket *
         close(c);
         return AOS_ERR_BOOTSTRAP;
     }
-    set_timeouts(c, left_ms(deadline));
+    set_timeouts(c, aos__ms_left(deadline));
     struct aos__share_join j = {.magic = AOS__SHARE_JOIN_MAGIC, .rank = (uint32_t)s->me};
     memcpy(j.cookie, t->cookie, sizeof j.cookie);
     int rc = AOS_OK;

@@ -17,7 +17,6 @@
 #include "arch/atomics.h"
 #include "arch/cpu.h"
 #include "core/am.h"
-#include "core/event.h"
 #include "core/runtime.h"
 #include "core/tls.h"
 #include "core/wait.h"
@@ -390,12 +389,8 @@ struct aos__ucx_batch aos__ucx_batch_take(int pe)
 
 void aos__ucx_batch_complete(struct aos__ucx_batch *b, ucs_status_t st, int pe)
 {
-    for (size_t i = 0; i < b->count; i++) {
-        if (st == UCS_OK)
-            aos__event_complete_async(b->ev[i]);
-        else
-            aos__event_fail_async(b->ev[i], aos__ucx_failure(st, pe));
-    }
+    for (size_t i = 0; i < b->count; i++)
+        aos__ucx_event_done(b->ev[i], st, pe);
     free(b->ev);
     *b = (struct aos__ucx_batch){0};
 }

@@ -249,10 +249,7 @@ static void reply_received(void *request, struct reply *r)
  * context (r heads it). */
 static void reply_done(struct reply *r, ucs_status_t st)
 {
-    if (st == UCS_OK)
-        aos__event_complete_async(r->ev);
-    else
-        aos__event_fail_async(r->ev, aos__ucx_failure(st, r->pe));
+    aos__ucx_event_done(r->ev, st, r->pe);
     free(r);
     /* Release: quiet's acquire of the count sees the data or result written. */
     (void)aos__fetch_sub_release(&U.replies_in_flight, 1);

@@ -9,6 +9,7 @@
 #include "arch/atomics.h"
 #include "arch/cpu.h"
 #include "core/bootstrap.h"
+#include "core/event.h"
 #include "core/peer_loss.h"
 #include "core/runtime.h"
 #include "core/tls.h"
@@ -26,6 +27,14 @@ int aos__ucx_failure(ucs_status_t st, int pe)
         (pe >= 0 && pe < aos__rt.npes && aos__load_relaxed(&aos__rt.peers[pe].lost)))
         return AOS_ERR_PE_DIED;
     return st == UCS_ERR_NO_MEMORY ? AOS_ERR_NO_MEMORY : AOS_ERR_NETWORK;
+}
+
+void aos__ucx_event_done(aos_event_t *ev, ucs_status_t st, int pe)
+{
+    if (st == UCS_OK)
+        aos__event_complete_async(ev);
+    else
+        aos__event_fail_async(ev, aos__ucx_failure(st, pe));
 }
 
 int aos__ucx_status(ucs_status_t st, const char *what, int pe)

@@ -106,6 +106,9 @@ int aos__ucx_status(ucs_status_t st, const char *what, int pe);
  * ended, before the endpoint's error handler has run), else
  * AOS_ERR_NO_MEMORY or AOS_ERR_NETWORK. */
 int aos__ucx_failure(ucs_status_t st, int pe);
+/* An operation ev counts, to pe, ended with st: ev completes, failed with
+ * aos__ucx_failure's status unless st is UCS_OK. */
+void aos__ucx_event_done(aos_event_t *ev, ucs_status_t st, int pe);
 /* One turn of a wait that drives the worker: progresses it, and after 64
  * idle turns in a row (*idle counts them) yields the CPU each turn, which
  * the peer this waits for may need. */
