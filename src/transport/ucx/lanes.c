@@ -14,12 +14,11 @@
  * message or get is looked at. No flush is needed to order them then.
  *
  * UCP has no query for an endpoint's transports in the versions we build
- * against, so this reads its printed configuration: one line per lane, such
- * as "lane[0]:  0:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] rma_bw#0 am ...".
+ * against, so this reads its printed configuration (printed.c): one line
+ * per lane, such as "lane[0]:  0:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] rma_bw#0 am ...".
  * Anything unexpected counts as RDMA: the answer is only ever used to skip
  * work, never to do more. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "transport/ucx/ucx.h"
@@ -43,39 +42,40 @@ static int read_lane(const char *line, const char **tl, size_t *n)
     return strstr(at, " rma") != NULL || strstr(at, " amo") != NULL;
 }
 
+struct lane_counts {
+    int lanes, tcp, remote_writes, unreadable;
+};
+
+static void count_lane(const char *line, void *arg)
+{
+    struct lane_counts *c = arg;
+    if (strstr(line, "lane[") == NULL)
+        return;
+    const char *tl = NULL;
+    size_t n = 0;
+    int writes = read_lane(line, &tl, &n);
+    c->lanes++;
+    int is_tcp = writes >= 0 && n == 3 && strncmp(tl, "tcp", 3) == 0;
+    c->tcp += is_tcp;
+    c->unreadable += writes < 0;
+    c->remote_writes += writes > 0 && !is_tcp;
+}
+
+static void print_ep(void *ep, FILE *f)
+{
+    ucp_ep_print_info(ep, f);
+}
+
 unsigned aos__ucx_lane_traits(ucp_ep_h ep)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
+    struct lane_counts c = {0};
+    if (!aos__ucx_each_printed_line(print_ep, ep, count_lane, &c))
         return 0;
-    ucp_ep_print_info(ep, f);
-    if (fclose(f) != 0) {
-        free(text);
-        return 0;
-    }
-    int lanes = 0, tcp = 0, remote_writes = 0, unreadable = 0;
-    for (char *line = text, *end; line != NULL && *line != '\0'; line = end) {
-        end = strchr(line, '\n');
-        if (end != NULL)
-            *end++ = '\0';
-        if (strstr(line, "lane[") == NULL)
-            continue;
-        const char *tl = NULL;
-        size_t n = 0;
-        int writes = read_lane(line, &tl, &n);
-        lanes++;
-        int is_tcp = writes >= 0 && n == 3 && strncmp(tl, "tcp", 3) == 0;
-        tcp += is_tcp;
-        unreadable += writes < 0;
-        remote_writes += writes > 0 && !is_tcp;
-    }
-    free(text);
-    if (lanes == 0 || unreadable != 0)
+    int lanes = c.lanes, tcp = c.tcp;
+    if (lanes == 0 || c.unreadable != 0)
         return 0;
     unsigned traits = 0;
-    if (remote_writes == 0)
+    if (c.remote_writes == 0)
         traits |= AOS__UCX_APPLIED_BY_CPU;
     if (lanes == 1 && tcp == 1)
         traits |= AOS__UCX_ORDERED;

@@ -52,30 +52,29 @@ static int tcp_or_local(const char *line)
            strncmp(dev + 1, "memory", 6) == 0;
 }
 
+struct resource_counts {
+    int resources, others;
+};
+
+static void count_resource(const char *line, void *arg)
+{
+    struct resource_counts *c = arg;
+    if (strstr(line, "resource ") == NULL)
+        return;
+    c->resources++;
+    c->others += !tcp_or_local(line);
+}
+
+static void print_context(void *ctx, FILE *f)
+{
+    ucp_context_print_info(ctx, f);
+}
+
 int aos__ucx_context_tcp_only(ucp_context_h ctx)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return 0;
-    ucp_context_print_info(ctx, f);
-    if (fclose(f) != 0) {
-        free(text);
-        return 0;
-    }
-    int resources = 0, others = 0;
-    for (char *line = text, *end; line != NULL && *line != '\0'; line = end) {
-        end = strchr(line, '\n');
-        if (end != NULL)
-            *end++ = '\0';
-        if (strstr(line, "resource ") == NULL)
-            continue;
-        resources++;
-        others += !tcp_or_local(line);
-    }
-    free(text);
-    return resources > 0 && others == 0;
+    struct resource_counts c = {0};
+    return aos__ucx_each_printed_line(print_context, ctx, count_resource, &c) &&
+           c.resources > 0 && c.others == 0;
 }
 
 static void doze_instead(const char *why)

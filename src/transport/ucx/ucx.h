@@ -21,6 +21,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <ucp/api/ucp.h>
 
 #include "aos.h"
@@ -239,6 +240,11 @@ void aos__ucx_coalesce_send_all(void);
 /* The COALESCED message's handler: applies the records in order to my
  * arena and rings for the range they wrote. */
 void aos__ucx_coalesced_apply(const char *data, size_t len);
+
+/* printed.c: calls line_fn(line, arg) for each line print writes about obj;
+ * 0 when nothing could be printed. */
+int aos__ucx_each_printed_line(void (*print)(void *obj, FILE *f), void *obj,
+                               void (*line_fn)(const char *line, void *arg), void *arg);
 
 /* lanes.c: what ep's lanes guarantee, AOS__UCX_* bits (none when it cannot
  * tell). APPLIED_BY_CPU: every lane that carries puts or atomics needs the
