@@ -119,6 +119,11 @@ if [ "$HAVE_UCX" = 1 ]; then
     # What the network progress thread sleeps on (src/transport/ucx/sleep.c):
     # over TCP alone the interfaces' event sets, unless told otherwise.
     run sleep_ifaces 0 10 "network progress thread: sleeps on [1-9][0-9]* TCP interface event set" -- -n 2 env AOS_DEBUG=1 "$VICTIM" ok
+    # Those sets, not the program's own (nested) epoll instances opened
+    # meanwhile.
+    run sleep_user_epolls 0 10 "network progress thread: sleeps on 1 TCP interface event set" -- -n 2 env AOS_DEBUG=1 "$VICTIM" epolls
+    [ "$(grep -c "sleeps on 1 TCP interface event set" "$out/sleep_user_epolls.err")" = 2 ] ||
+        fail "sleep_user_epolls: not every PE found just the one set:$(sed 's/^/    /' "$out/sleep_user_epolls.err")"
     run sleep_worker 0 10 "network progress thread: sleeps on the worker's event descriptor" -- -n 2 env AOS_DEBUG=1 AOS_NET_WAKEUP=2 "$VICTIM" ok
     run sleep_doze 0 10 "network progress thread: dozes between polls \(AOS_NET_WAKEUP=0\)" -- -n 2 env AOS_DEBUG=1 AOS_NET_WAKEUP=0 "$VICTIM" ok
     unset AOS_NODE_SIZE UCX_TLS UCX_NET_DEVICES UCX_MEM_EVENTS

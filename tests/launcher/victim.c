@@ -22,9 +22,12 @@
  *   deadtarget PE  PE kills itself; the others, SIGTERM blocked, put, get
  *               and fetch-add into its memory with an event, waiting for it,
  *               until one of these fails, say so ("PE r: put to the dead PE:
- *               <message>") and wait for the launcher's SIGKILL */
+ *               <message>") and wait for the launcher's SIGKILL
+ *   epolls      a thread opens nested epoll instances (one watching another
+ *               that watches a readable pipe) while aos_init runs, then as ok */
 #include <pthread.h>
 #include <signal.h>
+#include <sys/epoll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +38,26 @@
 
 static uint64_t never;
 static volatile uint64_t busy_sum; /* work the compiler must keep */
+
+/* Nested epoll instances that stay readable, opened for 300 ms: the
+ * network transport must not take them for UCX's (they are left open). */
+static void *open_epolls(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 300; i++) {
+        int p[2];
+        if (pipe(p) != 0)
+            break;
+        if (write(p[1], "x", 1) != 1)
+            break;
+        int inner = epoll_create1(EPOLL_CLOEXEC), outer = epoll_create1(EPOLL_CLOEXEC);
+        struct epoll_event e = {.events = EPOLLIN};
+        (void)epoll_ctl(inner, EPOLL_CTL_ADD, p[0], &e);
+        (void)epoll_ctl(outer, EPOLL_CTL_ADD, inner, &e);
+        usleep(1000);
+    }
+    return NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -54,8 +77,12 @@ int main(int argc, char **argv)
         sigaddset(&term, SIGTERM);
         pthread_sigmask(SIG_BLOCK, &term, NULL);
     }
+    pthread_t opener;
+    int opening = strcmp(mode, "epolls") == 0 && pthread_create(&opener, NULL, open_epolls, NULL) == 0;
     if (aos_init() != AOS_OK)
         return 10;
+    if (opening)
+        pthread_join(opener, NULL);
     int me = aos_my_pe();
     /* buffers in every segment kind, so that leftovers would show */
     void *heap = aos_malloc(1 << 20);

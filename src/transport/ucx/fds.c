@@ -12,9 +12,11 @@
  *
  * It also finds the event sets of UCX's TCP interfaces, which the progress
  * thread may sleep on (sleep.c): epoll instances opened while the worker
- * was created that another epoll instance watches (UCP hangs each
- * interface's descriptor on its own thread's set, even without
- * UCP_FEATURE_WAKEUP). */
+ * was created that UCX's own thread's epoll instance watches (UCP hangs
+ * each interface's descriptor there, even without UCP_FEATURE_WAKEUP).
+ * That instance is the one that watches a listening socket opened
+ * meanwhile, a TCP interface's; an epoll instance another thread of the
+ * program opened meanwhile is not taken for one of UCX's. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -84,6 +86,13 @@ static void mark_new(int fd, void *arg)
         (void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
 }
 
+static int is_listening(int fd)
+{
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening;
+}
+
 struct accepting {
     const struct aos__ucx_fds *before;
     int waiting;
@@ -92,10 +101,7 @@ struct accepting {
 static void note_waiting(int fd, void *arg)
 {
     struct accepting *a = arg;
-    int listening = 0;
-    socklen_t len = sizeof listening;
-    if (a->waiting || !is_new(a->before, fd) ||
-        getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening)
+    if (a->waiting || !is_new(a->before, fd) || !is_listening(fd))
         return;
     struct pollfd pf = {.fd = fd, .events = POLLIN};
     a->waiting = poll(&pf, 1, 0) > 0;
@@ -129,18 +135,14 @@ static int is_epoll(int fd)
     return strcmp(target, "anon_inode:[eventpoll]") == 0;
 }
 
-struct watched {
-    struct aos__ucx_fds epolls;  /* every epoll instance of the process */
-    struct aos__ucx_fds watched; /* the descriptors those watch */
-};
-
 static void note_epoll(int fd, void *arg)
 {
     if (is_epoll(fd))
-        note_fd(fd, &((struct watched *)arg)->epolls);
+        note_fd(fd, arg);
 }
 
-/* The descriptors epoll instance fd watches: its fdinfo's "tfd:" lines. */
+/* The descriptors epoll instance fd watches (its fdinfo's "tfd:" lines),
+ * in *out. */
 static void note_watched(int fd, struct aos__ucx_fds *out)
 {
     char path[40];
@@ -158,27 +160,33 @@ static void note_watched(int fd, struct aos__ucx_fds *out)
     fclose(f);
 }
 
-static int listed(const struct aos__ucx_fds *s, int fd)
+/* If epoll instance fd is UCX's own thread's (it watches a listening
+ * socket opened since `before`: a TCP interface's), the epoll instances
+ * opened since then that it watches go into *sets. */
+static void note_sets_of(const struct aos__ucx_fds *before, int fd, struct aos__ucx_fds *sets)
 {
-    return !is_new(s, fd);
+    struct aos__ucx_fds watched = {0};
+    note_watched(fd, &watched);
+    int ucx = 0;
+    for (size_t i = 0; i < watched.count && !ucx; i++)
+        ucx = is_new(before, watched.fd[i]) && is_listening(watched.fd[i]);
+    for (size_t i = 0; i < watched.count && ucx; i++)
+        if (is_new(before, watched.fd[i]) && is_epoll(watched.fd[i]))
+            note_fd(watched.fd[i], sets);
+    sets->failed |= watched.failed;
+    free(watched.fd);
 }
 
 int aos__ucx_fds_event_sets(const struct aos__ucx_fds *before, struct aos__ucx_fds *sets)
 {
-    struct watched w = {0};
+    struct aos__ucx_fds epolls = {0};
     *sets = (struct aos__ucx_fds){0};
-    if (before->failed || !each_fd(note_epoll, &w))
-        w.epolls.failed = 1;
-    for (size_t i = 0; i < w.epolls.count && !w.epolls.failed; i++)
-        note_watched(w.epolls.fd[i], &w.watched);
-    for (size_t i = 0; i < w.epolls.count; i++) {
-        int fd = w.epolls.fd[i];
-        if (is_new(before, fd) && listed(&w.watched, fd))
-            note_fd(fd, sets);
-    }
-    int ok = !w.epolls.failed && !w.watched.failed && !sets->failed && sets->count > 0;
-    free(w.epolls.fd);
-    free(w.watched.fd);
+    if (before->failed || !each_fd(note_epoll, &epolls))
+        epolls.failed = 1;
+    for (size_t i = 0; i < epolls.count && !epolls.failed; i++)
+        note_sets_of(before, epolls.fd[i], sets);
+    int ok = !epolls.failed && !sets->failed && sets->count > 0;
+    free(epolls.fd);
     if (!ok) {
         free(sets->fd);
         *sets = (struct aos__ucx_fds){0};
