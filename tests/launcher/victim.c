@@ -27,10 +27,10 @@
  *               that watches a readable pipe) while aos_init runs, then as ok */
 #include <pthread.h>
 #include <signal.h>
-#include <sys/epoll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +50,7 @@ static void *open_epolls(void *arg)
             break;
         if (write(p[1], "x", 1) != 1)
             break;
+        close(p[1]); /* the byte stays readable */
         int inner = epoll_create1(EPOLL_CLOEXEC), outer = epoll_create1(EPOLL_CLOEXEC);
         struct epoll_event e = {.events = EPOLLIN};
         (void)epoll_ctl(inner, EPOLL_CTL_ADD, p[0], &e);

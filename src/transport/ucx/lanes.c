@@ -15,7 +15,8 @@
  *
  * UCP has no query for an endpoint's transports in the versions we build
  * against, so this reads its printed configuration (printed.c): one line
- * per lane, such as "lane[0]:  0:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] rma_bw#0 am ...".
+ * per lane, such as
+ * "lane[0]:  0:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] rma_bw#0 am ...".
  * Anything unexpected counts as RDMA: the answer is only ever used to skip
  * work, never to do more. */
 #include <stdio.h>
@@ -71,15 +72,14 @@ unsigned aos__ucx_lane_traits(ucp_ep_h ep)
     struct lane_counts c = {0};
     if (!aos__ucx_each_printed_line(print_ep, ep, count_lane, &c))
         return 0;
-    int lanes = c.lanes, tcp = c.tcp;
-    if (lanes == 0 || c.unreadable != 0)
+    if (c.lanes == 0 || c.unreadable != 0)
         return 0;
     unsigned traits = 0;
     if (c.remote_writes == 0)
         traits |= AOS__UCX_APPLIED_BY_CPU;
-    if (lanes == 1 && tcp == 1)
+    if (c.lanes == 1 && c.tcp == 1)
         traits |= AOS__UCX_ORDERED;
-    if (tcp == lanes)
+    if (c.tcp == c.lanes)
         traits |= AOS__UCX_ALL_TCP;
     return traits;
 }
