@@ -31,6 +31,9 @@
 #define aos__cas_relaxed(p, expected, desired)                                             \
     __atomic_compare_exchange_n((p), (expected), (desired), 0, __ATOMIC_RELAXED,            \
                                 __ATOMIC_RELAXED)
+#define aos__cas_acquire(p, expected, desired)                                             \
+    __atomic_compare_exchange_n((p), (expected), (desired), 0, __ATOMIC_ACQUIRE,            \
+                                __ATOMIC_ACQUIRE)
 #define aos__fetch_or_relaxed(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
 #define aos__fetch_or_seq_cst(p, v) __atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST)
 

@@ -172,6 +172,11 @@ int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev)
         if (!writes_done(mb) &&
             (rc = aos__wait(writes_done, mb, AOS__FOREVER, AOS__WATCH_ALL)) != AOS_OK)
             return rc;
+        /* Another node's mailbox: its owner answers once the message is in
+         * (aos_enqueue would return once it is on its way). */
+        rc = aos__queue_enqueue_event(mb->q, msg, NULL, NULL, 0);
+        if (rc != AOS_ERR_AGAIN)
+            return rc;
         return aos_enqueue(mb->q, msg);
     }
     if (ev->magic != AOS__EVENT_MAGIC)

@@ -127,6 +127,7 @@ int aos__queue_deliver(aos_queue_t *q, const void *item, size_t len);
  * NULL) counts such writes until then. posted: the writer posted ev for it
  * already (the caller may be another thread, which must not post it); the
  * write takes that post over, completing it even when sending fails.
+ * Without ev: returns the owner's answer, once it has the item.
  * AOS_ERR_AGAIN for a queue on this node (the caller keeps its own pending
  * list). */
 int aos__queue_enqueue_event(aos_queue_t *q, const void *item, aos_event_t *ev,

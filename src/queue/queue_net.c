@@ -294,6 +294,16 @@ void aos__queue_net_disowned(aos_queue_t *q)
 
 /* ---- the producer's side ------------------------------------------------------ */
 
+/* Returns a credit of c; a thread of mine may sleep waiting for one. */
+static void credit_back(struct aos__queue_credits *c)
+{
+    /* seq_cst: releases what came before (an error stored) to credit_taken
+     * and credits_back, and orders the sleeper check after it. */
+    aos__fetch_sub_seq_cst(&c->in_flight, 1);
+    aos__fence_after_rmw();
+    aos__bell_ring_mine();
+}
+
 static void on_done(int src, const void *payload, size_t len)
 {
     (void)src;
@@ -307,11 +317,7 @@ static void on_done(int src, const void *payload, size_t len)
         if (d.rc != AOS_OK) /* the first refusal, for the producer's next call */
             __atomic_compare_exchange_n(&c->error, &none, (int32_t)d.rc, 0, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED);
-        /* seq_cst: returns the credit after the error is stored (pairs with
-         * the acquire in credit_free), and orders the sleeper check below. */
-        aos__fetch_sub_seq_cst(&c->in_flight, 1);
-        aos__fence_after_rmw();
-        aos__bell_ring_mine();
+        credit_back(c); /* after the error is stored */
         return;
     }
     struct answer *a = (struct answer *)(uintptr_t)d.token;
@@ -341,36 +347,46 @@ static int answered(const void *ctx)
     return aos__load_acquire(&a->done) != 0; /* pairs with on_done's release */
 }
 
-static int credit_free(const void *ctx)
+/* Takes one of the handle's credits if one is free: threads sharing the
+ * handle never hold more than AOS__QUEUE_NET_CREDITS between them. */
+static int credit_taken(const void *ctx)
 {
-    const struct aos__queue_credits *c = ctx;
-    return aos__load_acquire(&c->in_flight) < AOS__QUEUE_NET_CREDITS; /* pairs with on_done */
+    struct aos__queue_credits *c = (struct aos__queue_credits *)(uintptr_t)ctx;
+    /* Acquire, load and exchange: pair with credit_back's seq_cst decrement,
+     * so that an error stored before a credit came back is seen. */
+    uint32_t n = aos__load_acquire(&c->in_flight);
+    while (n < AOS__QUEUE_NET_CREDITS)
+        if (aos__cas_acquire(&c->in_flight, &n, n + 1))
+            return 1;
+    return 0;
 }
 
 static int credits_back(const void *ctx)
 {
     const struct aos__queue_credits *c = ctx;
-    return aos__load_acquire(&c->in_flight) == 0; /* pairs with on_done */
+    return aos__load_acquire(&c->in_flight) == 0; /* pairs with credit_back */
 }
 
 int aos__queue_net_stream(const aos_seg_t *seg, const void *item, size_t len,
                           struct aos__queue_credits *c)
 {
-    int rc = aos__wait(credit_free, c, AOS__FOREVER, AOS__WATCH_ALL);
+    int rc = aos__wait(credit_taken, c, AOS__FOREVER, AOS__WATCH_ALL);
     if (rc != AOS_OK)
         return rc;
-    /* Relaxed: the first refusal of an earlier item, reported once. */
-    int32_t err = __atomic_exchange_n(&c->error, AOS_OK, __ATOMIC_RELAXED);
-    if (err != AOS_OK)
+    /* Relaxed: the first refusal of an earlier item, reported once; the
+     * acquire that took the credit ordered it. */
+    int32_t err = aos__exchange_relaxed(&c->error, AOS_OK);
+    if (err != AOS_OK) {
+        credit_back(c);
         return err;
+    }
     int owner = seg->owner;
     struct push_msg m = {.token = (uintptr_t)c + 1, .queue = name_of(seg), .wait = 1,
                          .len = (uint32_t)len};
     memcpy(m.item, item, len);
-    aos__fetch_add_relaxed(&c->in_flight, 1); /* relaxed: only on_done's decrement reads it */
     rc = aos__tp(owner)->am_send(owner, AOS__AM_QUEUE_PUSH, &m, PUSH_HEAD + len);
     if (rc != AOS_OK)
-        aos__fetch_sub_seq_cst(&c->in_flight, 1);
+        credit_back(c);
     return rc;
 }
 

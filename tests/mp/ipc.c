@@ -1,6 +1,7 @@
 /* IPC objects. Mailboxes: every PE writes to PE 0's mailbox (capacity 4, so
  * writers are pushed back), blocking and with events; PE 0 reads every
- * message exactly once and in order per writer; try forms at full/empty.
+ * message exactly once and in order per writer; try forms at full/empty; a
+ * blocking write returns only once its message is in.
  * Portals: every PE writes to every PE through its portal (sizes 0 B-1 MiB,
  * with events, so that all send while all receive), receivers check every
  * byte and that nothing past the length was touched; too-long writes,
@@ -9,6 +10,7 @@
  * sets at once. Bad input throughout. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/check.h"
 
@@ -104,6 +106,46 @@ static void test_mailbox(int me, int npes)
     CHECK_OK(aos_barrier_all());
     CHECK_OK(aos_mbox_close(mine));
     CHECK_RC(aos_mbox_close(NULL), AOS_ERR_NULL);
+}
+
+/* A blocking write returns once its message is in the mailbox, on a node
+ * and across nodes: the last PE writes BLOCKED_WRITES messages to PE 0's
+ * mailbox of capacity 2 and, after each returns, puts how many have
+ * returned into PE 0's `writes_returned`; PE 0, reading late, never sees
+ * more returned than it has read plus the capacity. */
+#define BLOCKED_WRITES 12
+static uint64_t writes_returned;
+
+static void blocking_write_is_in(int me, int npes)
+{
+    int writer = npes - 1;
+    if (writer == 0)
+        return;
+    aos_mbox_t *mb = NULL;
+    if (me == 0)
+        CHECK_OK(aos_mbox_create(5, 8, 2, &mb));
+    CHECK_OK(aos_barrier_all());
+    if (me == writer) {
+        CHECK_OK(aos_mbox_open(0, 5, &mb));
+        for (uint64_t i = 0; i < BLOCKED_WRITES; i++) {
+            CHECK_OK(aos_mbox_write(mb, &i, NULL));
+            uint64_t n = i + 1;
+            CHECK_OK(aos_putmem(0, &writes_returned, &n, sizeof n, NULL));
+        }
+        CHECK_OK(aos_mbox_close(mb));
+    } else if (me == 0) {
+        usleep(100000); /* a writer that did not wait would be far ahead by now */
+        for (uint64_t k = 0; k < BLOCKED_WRITES; k++) {
+            CHECK(__atomic_load_n(&writes_returned, __ATOMIC_ACQUIRE) <= k + 2);
+            uint64_t got = UINT64_MAX;
+            CHECK_OK(aos_mbox_read(mb, &got, NULL));
+            CHECK(got == k);
+        }
+        CHECK_OK(aos_wait_until_u64(&writes_returned, AOS_CMP_EQ, BLOCKED_WRITES));
+    }
+    CHECK_OK(aos_barrier_all());
+    if (me == 0)
+        CHECK_OK(aos_mbox_close(mb));
 }
 
 static const size_t sizes[] = {0, 1, 120, 4096, 65539, 1u << 20};
@@ -313,6 +355,7 @@ int main(void)
     int me = aos_my_pe(), npes = aos_n_pes();
     test_mailbox(me, npes);
     close_while_writing(me, npes);
+    blocking_write_is_in(me, npes);
     test_portal(me, npes);
     test_sync(me, npes);
     CHECK_OK(aos_finalize());
