@@ -105,7 +105,8 @@ typedef struct aos_event aos_event_t;
  * AOS_ERR_NETWORK) still completes its event. The event keeps the first
  * such status, and the next wait or test that finds it complete returns it,
  * once (aos_event_wait_any does not: it leaves it to a wait or test of the
- * event it names). Operations that need the target's answer (enqueues,
+ * event it names). So do mailbox and portal writes with events that their
+ * owner's close ends (AOS_ERR_DESTROYED). Operations that need the target's answer (enqueues,
  * mailbox and portal writes, RPCs) stay incomplete: the launcher ends a job
  * whose PE died (docs/launch.md). */
 int aos_event_create(aos_event_t **ev);
@@ -540,7 +541,8 @@ int aos_mbox_msg_size(const aos_mbox_t *mb, size_t *msg_size);
  * space: in the writer's process, or, to another node's mailbox, at most
  * 64 per handle at the owner and the rest in the writer's process. Those
  * in the writer's process go in (or to the owner) at the progress of the
- * writer's later aos calls, any thread's. */
+ * writer's later aos calls, any thread's. A write the owner's close finds
+ * pending is lost: its event completes holding AOS_ERR_DESTROYED. */
 int aos_mbox_write(aos_mbox_t *mb, const void *msg, aos_event_t *ev);
 /* AOS_ERR_AGAIN when full (or when earlier writes with events still wait). */
 int aos_mbox_try_write(aos_mbox_t *mb, const void *msg);
@@ -573,7 +575,9 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
  * length). With an event: returns at once, src must stay unchanged until ev
  * completes. Writes on one handle happen in the order made, with or without
  * events. Each permission carries one write, whichever of the sender's
- * threads (on one handle or on several) takes it. */
+ * threads (on one handle or on several) takes it. A write with an event
+ * that fails after the call returned (the receiver closed the portal, or
+ * the length exceeded what it allowed) completes ev holding the status. */
 int aos_portal_write(aos_portal_t *p, const void *src, size_t len, aos_event_t *ev);
 
 /* Sync: signals over a set of PEs with a root. A member's signal is

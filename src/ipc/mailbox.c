@@ -156,7 +156,10 @@ static int write_ready(struct aos__ipc_op *op)
     int rc = aos__queue_try_enqueue_watched(w->mb->q, w->msg, &w->watching);
     if (rc == AOS_ERR_AGAIN)
         return 0;
-    aos__event_complete_async(w->ev); /* any other status: the owner destroyed it */
+    if (rc == AOS_OK)
+        aos__event_complete_async(w->ev);
+    else
+        aos__event_fail_async(w->ev, rc); /* the owner destroyed it: the message is lost */
     return 1;
 }
 

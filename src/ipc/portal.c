@@ -467,14 +467,18 @@ static int write_ready(struct aos__ipc_op *op)
 {
     struct write_op *w = (struct write_op *)op;
     struct permission m;
-    if (check_portal(w->p) != AOS_OK) { /* closed by the receiver: nothing to do */
-        aos__event_complete_async(w->ev); /* any thread polls: see ops.c */
+    /* Any thread polls (ops.c): the event carries a failure. */
+    if (check_portal(w->p) != AOS_OK) { /* closed by the receiver: nothing written */
+        aos__event_fail_async(w->ev, AOS_ERR_DESTROYED);
         return 1;
     }
     if (!permitted(w->p, &m) || !claim(w->p, &m))
         return 0;
-    (void)transfer(w->p, &m, w->src, w->len); /* too long: the receiver sees the length */
-    aos__event_complete_async(w->ev);
+    int rc = transfer(w->p, &m, w->src, w->len); /* too long: the receiver sees the length */
+    if (rc == AOS_OK)
+        aos__event_complete_async(w->ev);
+    else
+        aos__event_fail_async(w->ev, rc);
     return 1;
 }
 

@@ -344,7 +344,7 @@ int aos__queue_enqueue_event(aos_queue_t *q, const void *item, aos_event_t *ev,
     int rc = check_item(q, item);
     if (rc != AOS_OK) {
         if (posted)
-            aos__event_complete_async(ev);
+            aos__event_fail_async(ev, rc);
         return rc;
     }
     return aos__queue_net_push(q->seg, item, q->item_size, 1, ev, unanswered, posted);

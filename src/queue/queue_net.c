@@ -330,7 +330,10 @@ static void on_done(int src, const void *payload, size_t len)
         if (a->unanswered != NULL)
             aos__fetch_sub_release(a->unanswered, 1);
         free(a);
-        aos__event_complete_async(ev);
+        if (d.rc == AOS_OK)
+            aos__event_complete_async(ev);
+        else
+            aos__event_fail_async(ev, (int)d.rc); /* refused: destroyed */
         return;
     }
     a->rc = (int)d.rc;
@@ -402,7 +405,7 @@ int aos__queue_net_push(const aos_seg_t *seg, const void *item, size_t len, int 
     struct answer *a = malloc(sizeof *a);
     if (a == NULL) {
         if (posted)
-            aos__event_complete_async(ev);
+            aos__event_fail_async(ev, AOS_ERR_NO_MEMORY);
         return AOS_ERR_NO_MEMORY;
     }
     *a = (struct answer){.ev = ev, .unanswered = ev != NULL ? unanswered : NULL};
@@ -418,7 +421,7 @@ int aos__queue_net_push(const aos_seg_t *seg, const void *item, size_t len, int 
         if (a->unanswered != NULL)
             aos__fetch_sub_release(a->unanswered, 1); /* release: as in on_done */
         if (ev != NULL && posted)
-            aos__event_complete_async(ev);
+            aos__event_fail_async(ev, rc);
         else if (ev != NULL)
             aos__event_complete(ev);
         free(a);

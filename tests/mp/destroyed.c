@@ -1,16 +1,20 @@
 /* Objects destroyed while a peer waits on them.
  *
  * PE 1 blocks writing into an object of PE 0 that is full: a queue, a
- * mailbox, a notification lane (to a segment). PE 0, which does not call
- * aos meanwhile (so nothing drains), destroys the object and at once
- * creates a fresh one of the same shape, which takes the same memory. PE
- * 1's call must return AOS_ERR_DESTROYED, and the fresh object must be
- * untouched: no item, no byte. The other PEs only take part in barriers.
- * An argument (queue, mbox, notify) runs one case. The notification lane
- * case runs with PE 1 on another node too (its put_notify waits there for
- * the lane's ack, and the destroy's message comes before it); the queue and
- * mailbox cases need PE 1 on PE 0's node (from another node a full queue
- * holds items at its owner and the producer does not block). */
+ * mailbox, a notification lane (to a segment), a portal (no permission
+ * comes). PE 0, which does not call aos meanwhile (so nothing drains),
+ * destroys the object and, but for the portal, at once creates a fresh one
+ * of the same shape, which takes the same memory. PE 1's call must return
+ * AOS_ERR_DESTROYED, and the fresh object must be untouched: no item, no
+ * byte. In the mailbox and portal cases a write with an event is pending
+ * too: its event reports AOS_ERR_DESTROYED, once. The other PEs only take
+ * part in barriers. An argument (queue, mbox, portal, notify) runs one
+ * case. All but the queue case run with PE 1 on another node too (its
+ * put_notify waits there for the lane's ack, its mailbox writes for the
+ * owner's answer, its portal writes for a permission, and the destroy's
+ * message comes before them); the queue case needs PE 1 on PE 0's node
+ * (from another node a full queue holds items at its owner and
+ * aos_enqueue does not block). */
 #include <string.h>
 #include <unistd.h>
 
@@ -19,6 +23,7 @@
 #define QKEY 0xd001u
 #define SKEY 0xd002u
 #define PORT 0xd003u
+#define PORTAL 0xd004u
 #define CAP 2
 #define SEG_SIZE 4096
 
@@ -93,13 +98,50 @@ static void mbox_case(int me)
         CHECK_OK(aos_mbox_open(0, PORT, &mb));
         for (int i = 0; i < CAP; i++)
             CHECK_OK(aos_mbox_write(mb, &msg, NULL));
+        aos_event_t *ev;
+        CHECK_OK(aos_event_create(&ev));
+        CHECK_OK(aos_mbox_write(mb, &msg, ev)); /* full: pending */
         say_blocking(2);
         CHECK_RC(aos_mbox_write(mb, &msg, NULL), AOS_ERR_DESTROYED);
+        CHECK_RC(aos_event_wait(ev), AOS_ERR_DESTROYED); /* its message was lost */
+        CHECK_OK(aos_event_wait(ev));                    /* reported once */
+        CHECK_OK(aos_event_destroy(ev));
         CHECK_OK(aos_mbox_close(mb));
         CHECK_OK(aos_barrier_all());
         CHECK_OK(aos_barrier_all());
     } else {
         CHECK_OK(aos_barrier_all());
+        CHECK_OK(aos_barrier_all());
+        CHECK_OK(aos_barrier_all());
+    }
+}
+
+/* A portal: PE 1's writes wait for a permission PE 0 never gives. */
+static void portal_case(int me)
+{
+    uint64_t msg = 0x3333;
+    if (me == 0) {
+        aos_portal_t *p;
+        CHECK_OK(aos_portal_create(PORTAL, &p));
+        CHECK_OK(aos_barrier_all());
+        await_blocked(4);
+        CHECK_OK(aos_portal_close(p));
+        CHECK_OK(aos_barrier_all());
+    } else if (me == 1) {
+        aos_portal_t *p;
+        CHECK_OK(aos_barrier_all());
+        CHECK_OK(aos_portal_open(0, PORTAL, &p));
+        aos_event_t *ev;
+        CHECK_OK(aos_event_create(&ev));
+        CHECK_OK(aos_portal_write(p, &msg, sizeof msg, ev)); /* pending */
+        say_blocking(4);
+        CHECK_RC(aos_portal_write(p, &msg, sizeof msg, NULL), AOS_ERR_DESTROYED);
+        CHECK_RC(aos_event_wait(ev), AOS_ERR_DESTROYED); /* nothing was written */
+        CHECK_OK(aos_event_wait(ev));
+        CHECK_OK(aos_event_destroy(ev));
+        CHECK_OK(aos_portal_close(p));
+        CHECK_OK(aos_barrier_all());
+    } else {
         CHECK_OK(aos_barrier_all());
         CHECK_OK(aos_barrier_all());
     }
@@ -159,8 +201,10 @@ int main(int argc, char **argv)
     int same_node = test_same_node(0, 1, aos_n_pes());
     if (same_node && (!*only || strcmp(only, "queue") == 0))
         queue_case(me);
-    if (same_node && (!*only || strcmp(only, "mbox") == 0))
+    if (!*only || strcmp(only, "mbox") == 0)
         mbox_case(me);
+    if (!*only || strcmp(only, "portal") == 0)
+        portal_case(me);
     if (!*only || strcmp(only, "notify") == 0)
         notify_case(me);
     CHECK_OK(aos_barrier_all());
