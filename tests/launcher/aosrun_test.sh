@@ -111,6 +111,10 @@ if [ "$HAVE_UCX" = 1 ]; then
     export AOS_NODE_SIZE=1 UCX_TLS=tcp UCX_NET_DEVICES=lo UCX_MEM_EVENTS=no
     export TSAN_OPTIONS="$TSAN_OPTIONS:suppressions=$(dirname "$0")/../tsan.supp"
     run kill_offnode 137 10 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICTIM" storm 1
+    # The launcher's report is the only word on it: no line per operation
+    # that failed on the dead PE.
+    ! grep -q "UCX failed" "$out/kill_offnode.err" ||
+        fail "kill_offnode: the survivors reported failed operations:$(head -5 "$out/kill_offnode.err" | sed 's/^/    /')"
     # The others learn of the death from the operation, or the event, that
     # failed: the status says the PE died.
     run dead_target 137 10 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICTIM" deadtarget 1

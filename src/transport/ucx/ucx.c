@@ -41,9 +41,14 @@ int aos__ucx_status(ucs_status_t st, const char *what, int pe)
 {
     if (st == UCS_OK)
         return AOS_OK;
-    fprintf(stderr, "aos: PE %d: UCX failed %s (PE %d): %s\n", aos__rt.me, what, pe,
-            ucs_status_string(st));
-    return aos__ucx_failure(st, pe);
+    int rc = aos__ucx_failure(st, pe);
+    /* A lost peer is reported once, by the launcher or else by
+     * core/peer_loss.c: not by every operation that fails on it, whose
+     * lines would bury the launcher's report. */
+    if (rc != AOS_ERR_PE_DIED)
+        fprintf(stderr, "aos: PE %d: UCX failed %s (PE %d): %s\n", aos__rt.me, what, pe,
+                ucs_status_string(st));
+    return rc;
 }
 
 unsigned aos__ucx_drive_once(void)
