@@ -251,8 +251,9 @@ sleep 0.3
 [ -z "$(pe_procs)" ] || fail "sigterm: PE processes survive"
 echo "ok sigterm: status $got"
 
-# SIGKILL to aosrun itself: the PEs die with it (parent-death signal).
-env "$tag" "$AOSRUN" -n 4 "$VICTIM" hang >/dev/null 2>&1 &
+# SIGKILL to aosrun itself: the PEs die with it (parent-death signal), and
+# so does what they started (each group's keeper).
+env "$tag" "$AOSRUN" -n 4 "$VICTIM" spawnhang >/dev/null 2>&1 &
 pid=$!
 sleep 1
 kill -KILL $pid

@@ -50,12 +50,13 @@ report() {
     judge "$@" "$out/$1.err"
     echo "ok $1: status $5 in $6 ms"
 }
-# Starts a hanging job in the background; waits until its PEs run.
+# start_hang NAME [MODE]: starts a hanging job (victim MODE, hang by
+# default) in the background; waits until its PEs run.
 start_hang() {
     # (not through in_a: $! is aosrun itself; a background job of sh
     # ignores SIGINT, and so would aosrun)
     nsenter --net="/run/netns/$nsA" -- env --default-signal=INT "$tag" \
-        "$AOSRUN" --hosts "$hosts" --rsh "$RSH" "$VICTIM" hang >"$out/$1.out" 2>"$out/$1.err" &
+        "$AOSRUN" --hosts "$hosts" --rsh "$RSH" "$VICTIM" "${2:-hang}" >"$out/$1.out" 2>"$out/$1.err" &
     job=$!
     started="$started $job"
     wait_pes 4 && return 0
@@ -115,8 +116,9 @@ if start_hang sigint; then
     finish sigint 130 10 "got signal 2"
 fi
 # Host B's daemon killed: reported, the job stops (host B's PEs die with
-# their daemon, host A's are stopped).
-if start_hang daemon_killed; then
+# their daemon, and what they started with their groups' keepers; host A's
+# are stopped).
+if start_hang daemon_killed spawnhang; then
     d=$(daemon_b)
     if [ -z "$d" ]; then
         fail "daemon_killed: no daemon found in $nsB"

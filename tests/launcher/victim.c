@@ -17,6 +17,7 @@
  *   ranks       prints "rank R of N" and the node / cluster PE counts
  *   spawn PE    every PE starts a background sleep, then PE kills itself
  *   spawn -1    every PE starts a background sleep, then all finish
+ *   spawnhang   every PE starts a background sleep, then waits as hang
  *   storm PE    PE kills itself while the others put, get and add into its
  *               memory without end
  *   deadtarget PE  PE kills itself; the others, SIGTERM blocked, put, get
@@ -139,6 +140,8 @@ int main(int argc, char **argv)
             }
         }
     }
+    if (strcmp(mode, "spawnhang") == 0 && system("sleep 300 &") != 0)
+        return 13;
     if (strcmp(mode, "spawn") == 0) {
         if (system("sleep 300 &") != 0)
             return 13;
@@ -179,7 +182,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "nap") == 0)
         sleep((unsigned)victim);
-    if (strcmp(mode, "hang") == 0 || strcmp(mode, "floodhang") == 0)
+    if (strcmp(mode, "hang") == 0 || strcmp(mode, "floodhang") == 0 ||
+        strcmp(mode, "spawnhang") == 0)
         aos_wait_until_u64(&never, AOS_CMP_EQ, 1);
     if (strcmp(mode, "argv") == 0) {
         /* the words as the PE got them, brackets around each */

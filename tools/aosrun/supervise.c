@@ -590,6 +590,44 @@ int aosrun_job_init(struct job *j, const struct aosrun_options *o,
     return 0;
 }
 
+/* The signal a keeper (below) gets when aosrun dies. */
+#define KEEPER_SIG (SIGRTMIN + 1)
+
+/* A keeper in each PE's process group ends the group when aosrun dies
+ * outright (SIGKILL: nothing of aosrun runs on). The PE's parent-death
+ * signal reaches only the PE, not what it started (a wrapper shell's
+ * program, a background helper), which signal_all reaches while aosrun
+ * lives. The keeper is aosrun's child: it holds no descriptor, blocks every
+ * signal but its parent-death one, and, being a member, keeps the group's
+ * id from being reused while aosrun may still signal it; aosrun's last
+ * SIGKILL to the group ends it with the rest. A keeper that cannot start
+ * costs only that protection. */
+static void start_keeper(pid_t group)
+{
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid > 0)
+        setpgid(pid, group); /* also here, as for the PE */
+    if (pid != 0)
+        return;
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    /* Only ever inside the PE's group: the kill below reaches the caller's. */
+    if (setpgid(0, group) != 0 || getpgrp() != group)
+        _exit(0);
+    close_range(0, ~0u, 0); /* no pipe or socket held open past the PE */
+    prctl(PR_SET_PDEATHSIG, KEEPER_SIG);
+    sigset_t mine;
+    sigemptyset(&mine);
+    sigaddset(&mine, KEEPER_SIG);
+    int sig;
+    while (getppid() == parent) /* another sender's KEEPER_SIG changes nothing */
+        (void)sigwait(&mine, &sig);
+    kill(0, SIGKILL);
+    _exit(0);
+}
+
 void aosrun_job_start_pes(struct job *j, const sigset_t *old)
 {
     for (int i = 0; j->local && i < j->n; i++) {
@@ -599,6 +637,7 @@ void aosrun_job_start_pes(struct job *j, const sigset_t *old)
             break;
         j->pes[i] = (struct pe){.pid = pid, .sock = sock, .arena_fd = -1, .state = PE_RUNNING};
         j->running++;
+        start_keeper(pid);
     }
 }
 
