@@ -5,6 +5,10 @@
 
 static int team_call(const char *fn, shmem_team_t team)
 {
+    if (!shmem__st.initialized) {
+        shmem__report(fn, AOS_ERR_NOT_INITIALIZED);
+        return -1;
+    }
     if (!shmem__team_ok(team)) {
         shmem__report(fn, AOS_ERR_INVALID);
         return -1;

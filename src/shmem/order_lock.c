@@ -1,4 +1,6 @@
 /* Ordering (fence, quiet), distributed locks, the deprecated cache calls. */
+#include <stdio.h>
+
 #include "shmem/shmem_internal.h"
 
 /* Fence orders each PE's operations (aos_fence_all), which waits for
@@ -56,6 +58,8 @@ static uint32_t *node_of(long *lock)
 
 static void check_lock(const char *fn, long *lock)
 {
+    if (!shmem__st.initialized)
+        shmem__fail(fn, AOS_ERR_NOT_INITIALIZED);
     if (lock == NULL)
         shmem__fail(fn, AOS_ERR_NULL);
     if (((uintptr_t)lock & 7u) != 0)
@@ -102,6 +106,8 @@ int shmem_test_lock(long *lock)
     reset_node(lock, GRANTED);
     SHMEM__TRY(fn, aos_amo_fetch_sym(0, tail_of(lock), AOS_AMO_CAS, AOS_AMO_U32, me1, 0, &prev,
                                      NULL));
+    if (prev != 0)
+        reset_node(lock, 0); /* not queued: nobody links to me; not held */
     return prev == 0 ? 0 : 1;
 }
 
@@ -114,16 +120,27 @@ void shmem_clear_lock(long *lock)
     shmem__quiet(fn);
     uint32_t me1 = (uint32_t)shmem__st.me + 1;
     uint32_t node = __atomic_load_n(node_of(lock), __ATOMIC_ACQUIRE);
+    if ((node & GRANTED) == 0) {
+        fprintf(stderr, "shmem: PE %d: shmem_clear_lock: this PE does not hold the lock (never "
+                        "set, or cleared already); clear only a lock set by shmem_set_lock or "
+                        "shmem_test_lock\n", shmem__st.me);
+        aos_global_exit(1);
+    }
     if ((node & ~GRANTED) == 0) {
         uint32_t prev = 0;
         SHMEM__TRY(fn, aos_amo_fetch_sym(0, tail_of(lock), AOS_AMO_CAS, AOS_AMO_U32, 0, me1,
                                          &prev, NULL));
-        if (prev == me1)
+        if (prev == me1) {
+            reset_node(lock, 0); /* not held any more; nobody can link to me */
             return; /* nobody queued behind me: the lock is free */
+        }
         /* Someone swapped itself in as tail and is about to link to me. */
         SHMEM__TRY(fn, aos_wait_until_u32(node_of(lock), AOS_CMP_GT, GRANTED));
         node = __atomic_load_n(node_of(lock), __ATOMIC_ACQUIRE);
     }
+    /* My successor has linked in already: nobody writes my node again
+     * until I queue anew, so it can say "not held" now. */
+    reset_node(lock, 0);
     SHMEM__TRY(fn, aos_amo_post_sym((int)(node & ~GRANTED) - 1, node_of(lock), AOS_AMO_OR,
                                     AOS_AMO_U32, GRANTED));
 }

@@ -6,6 +6,11 @@
 
 int main(int argc, char **argv)
 {
+    static long early_lock;
+    if (argc > 1 && strcmp(argv[1], "lock_before_init") == 0)
+        shmem_set_lock(&early_lock); /* says shmem_init comes first */
+    if (argc > 1 && strcmp(argv[1], "sync_before_init") == 0)
+        shmem_team_sync(SHMEM_TEAM_WORLD);
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     long local = 1;
@@ -31,6 +36,24 @@ int main(int argc, char **argv)
         CHECK(shmem_realloc(&global, 64) == NULL); /* NULL, saying why */
         shmem_finalize();
         return 0;
+    } else if (strcmp(what, "clear_unset_lock") == 0) {
+        static long lock;
+        if (me == 0)
+            shmem_clear_lock(&lock); /* never set: ends the job */
+        shmem_barrier_all();
+    } else if (strcmp(what, "clear_lock_twice") == 0) {
+        static long lock;
+        static int held; /* at PE 0: PE 1 holds the lock */
+        if (me == 0) {
+            shmem_set_lock(&lock);
+            shmem_clear_lock(&lock);
+            shmem_int_wait_until(&held, SHMEM_CMP_EQ, 1);
+            shmem_clear_lock(&lock); /* PE 1's now: ends the job */
+        } else if (me == 1) {
+            shmem_set_lock(&lock);
+            shmem_int_p(&held, 1, 0);
+        }
+        shmem_barrier_all();
     } else if (strcmp(what, "global_exit") == 0) {
         if (me == npes - 1)
             shmem_global_exit(7); /* the others wait in the barrier */
