@@ -75,7 +75,9 @@ int aos_initialized(void);
  * flushed, no finalize) and aosrun stops every other PE, wherever it waits,
  * and exits with that status (under mpirun or srun every other PE leaves
  * with it by itself, and the launcher exits with it). Callable from any PE
- * at any time. */
+ * at any time; before aos_init it only exits, and a launcher counts a PE
+ * that ends before starting up as a failure: status 0 then ends the job
+ * with status 1. */
 #if defined(__GNUC__)
 __attribute__((noreturn))
 #endif
