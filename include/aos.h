@@ -107,10 +107,10 @@ typedef struct aos_event aos_event_t;
  * AOS_ERR_NETWORK) still completes its event. The event keeps the first
  * such status, and the next wait or test that finds it complete returns it,
  * once (aos_event_wait_any does not: it leaves it to a wait or test of the
- * event it names). So do mailbox and portal writes with events that their
- * owner's close ends (AOS_ERR_DESTROYED). Operations that need the target's answer (enqueues,
+ * event it names). Operations that need the target's answer (enqueues,
  * mailbox and portal writes, RPCs) stay incomplete: the launcher ends a job
- * whose PE died (docs/launch.md). */
+ * whose PE died (docs/launch.md). Mailbox and portal writes with events
+ * that the owner's close ends complete holding AOS_ERR_DESTROYED. */
 int aos_event_create(aos_event_t **ev);
 int aos_event_destroy(aos_event_t *ev);
 /* Blocks until every operation attached to ev has completed. */

@@ -355,8 +355,9 @@ static int answered(const void *ctx)
 static int credit_taken(const void *ctx)
 {
     struct aos__queue_credits *c = (struct aos__queue_credits *)(uintptr_t)ctx;
-    /* Acquire, load and exchange: pair with credit_back's seq_cst decrement,
-     * so that an error stored before a credit came back is seen. */
+    /* Acquire, the load and the compare-exchange: they pair with
+     * credit_back's seq_cst decrement, so that an error stored before a
+     * credit came back is seen. */
     uint32_t n = aos__load_acquire(&c->in_flight);
     while (n < AOS__QUEUE_NET_CREDITS)
         if (aos__cas_acquire(&c->in_flight, &n, n + 1))

@@ -597,11 +597,11 @@ int aosrun_job_init(struct job *j, const struct aosrun_options *o,
  * outright (SIGKILL: nothing of aosrun runs on). The PE's parent-death
  * signal reaches only the PE, not what it started (a wrapper shell's
  * program, a background helper), which signal_all reaches while aosrun
- * lives. The keeper is aosrun's child: it holds no descriptor, blocks every
- * signal but its parent-death one, and, being a member, keeps the group's
- * id from being reused while aosrun may still signal it; aosrun's last
- * SIGKILL to the group ends it with the rest. A keeper that cannot start
- * costs only that protection. */
+ * lives. The keeper is aosrun's child: it holds no descriptor, blocks
+ * every signal and waits for its parent-death one, and, being a member,
+ * keeps the group's id from being reused while aosrun may still signal
+ * it; aosrun's last SIGKILL to the group ends it with the rest. A keeper
+ * that cannot start costs only that protection. */
 static void start_keeper(pid_t group)
 {
     pid_t parent = getpid();
