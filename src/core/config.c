@@ -119,6 +119,16 @@ static int check_limit(const char *var, const char *text, uint64_t v)
 }
 
 /* Parses one variable; the value text in effect is written to *shown. */
+/* Only decimal digits: a number that a parser refused for not fitting. */
+static int all_digits(const char *text)
+{
+    if (*text == '\0')
+        return 0;
+    while (*text >= '0' && *text <= '9')
+        text++;
+    return *text == '\0';
+}
+
 static int load_one(const char *var, int (*parse)(const char *, uint64_t *),
                     const char *def, uint64_t min, uint64_t *field, const char **shown)
 {
@@ -128,7 +138,11 @@ static int load_one(const char *var, int (*parse)(const char *, uint64_t *),
     *shown = text;
     uint64_t v = 0;
     if (parse(text, &v) != AOS_OK) {
-        fprintf(stderr, "aos: %s='%s' is not valid: expected %s\n", var, text, kind_hint(parse));
+        if (parse != aos__config_parse_bool && all_digits(text))
+            fprintf(stderr, "aos: %s='%s' is too large: it does not fit 64 bits\n", var, text);
+        else
+            fprintf(stderr, "aos: %s='%s' is not valid: expected %s\n", var, text,
+                    kind_hint(parse));
         return AOS_ERR_CONFIG;
     }
     if (v < min) {

@@ -53,6 +53,9 @@ static void check_limits(void)
         {"AOS_CLUSTER_SIZE", "1048577"},
         {"AOS_NODE_SIZE", "18446744073709551615"},
         {"AOS_BOOT_TIMEOUT", "86401"},
+        {"AOS_BOOT_TIMEOUT", "99999999999999999999"}, /* once "not valid" */
+        {"AOS_SPIN_COUNT", "99999999999999999999"},
+        {"AOS_HEAP_SIZE", "99999999999999999999"},
     };
     char err[4096];
     for (size_t i = 0; i < sizeof too_large / sizeof too_large[0]; i++) {
