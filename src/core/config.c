@@ -118,7 +118,6 @@ static int check_limit(const char *var, const char *text, uint64_t v)
     return AOS_OK;
 }
 
-/* Parses one variable; the value text in effect is written to *shown. */
 /* Only decimal digits: a number that a parser refused for not fitting. */
 static int all_digits(const char *text)
 {
@@ -129,6 +128,7 @@ static int all_digits(const char *text)
     return *text == '\0';
 }
 
+/* Parses one variable; the value text in effect is written to *shown. */
 static int load_one(const char *var, int (*parse)(const char *, uint64_t *),
                     const char *def, uint64_t min, uint64_t *field, const char **shown)
 {

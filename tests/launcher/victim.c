@@ -140,11 +140,10 @@ int main(int argc, char **argv)
             }
         }
     }
-    if (strcmp(mode, "spawnhang") == 0 && system("sleep 300 &") != 0)
+    if ((strcmp(mode, "spawn") == 0 || strcmp(mode, "spawnhang") == 0) &&
+        system("sleep 300 &") != 0)
         return 13;
     if (strcmp(mode, "spawn") == 0) {
-        if (system("sleep 300 &") != 0)
-            return 13;
         aos_barrier_all();
         if (me == victim)
             raise(SIGKILL);
