@@ -9,8 +9,10 @@
  *               putmem, fence, p)
  *   put_quiet   8-byte put then aos_quiet, per operation
  *   get         8-byte blocking get, per operation
- *   put_bw      puts of 4 KiB - 4 MiB sharing one event, then wait
- *   put_rate    8-byte puts sharing one event, then wait: puts per second
+ *   put_bw      aos_putmem_nbi of 4 KiB - 4 MiB sharing one event, then wait
+ *               (OpenSHMEM's putmem_nbi: the source is read until the wait)
+ *   put_rate    8-byte aos_putmem_nbi sharing one event, then wait: puts
+ *               per second
  *   barrier     aos_barrier_all
  *   (and notified ping-pong, queue, RPC metrics: see their functions)
  * Prints CSV (metric,bytes,value,unit). usage: aosrun -n 2 aos-bench [quick] */
@@ -106,8 +108,8 @@ static double timed(enum bench_op op, size_t bytes, long iters)
                 TRY(aos_amo_post_sym(peer, counter, AOS_AMO_ADD, AOS_AMO_U64, 1));
                 break;
             default: /* BENCH_PUT_BW, BENCH_PUT_RATE */
-                TRY(aos_putmem(peer, sym + (op == BENCH_PUT_RATE ? (size_t)(i & 511) * 8 : 0), src,
-                               bytes, ev));
+                TRY(aos_putmem_nbi(peer, sym + (op == BENCH_PUT_RATE ? (size_t)(i & 511) * 8 : 0),
+                                   src, bytes, ev));
                 break;
             }
         }

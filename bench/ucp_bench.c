@@ -11,7 +11,8 @@
  *              with each later flush and waits for its acknowledgement
  *   put_quiet  8-byte put and a flush of the endpoint
  *   get        8-byte get, waited for
- *   put_bw / put_rate   puts, one flush at the end
+ *   put_bw / put_rate   puts left in flight (their requests released at
+ *              issue, as OpenSHMEM's putmem_nbi), one flush at the end
  *   barrier    an active-message exchange with the peer
  *   notify_pingpong   the ping-pong at 8 bytes (a notified put in UCP)
  *   rpc_null_rtt      a message to the peer and one back
@@ -86,6 +87,21 @@ static void put(uint64_t off, const void *buf, size_t len)
 {
     ucp_request_param_t p = {0};
     wait_req(ucp_put_nbx(ep, buf, len, remote_base + off, rkey, &p));
+}
+
+/* A put whose source stays untouched until the next flush: not waited for. */
+static void put_nbi(uint64_t off, const void *buf, size_t len)
+{
+    ucp_request_param_t p = {0};
+    ucs_status_ptr_t req = ucp_put_nbx(ep, buf, len, remote_base + off, rkey, &p);
+    if (UCS_PTR_IS_ERR(req)) {
+        fprintf(stderr, "ucp-bench: %s\n", ucs_status_string(UCS_PTR_STATUS(req)));
+        exit(1);
+    }
+    if (req != NULL) { /* in flight: it completes on its own; the flush waits for it */
+        ucp_request_free(req);
+        ucp_worker_progress(worker);
+    }
 }
 
 static ucs_status_t on_am(void *arg, const void *header, size_t hlen, void *data, size_t len,
@@ -249,7 +265,7 @@ static double timed(enum bench_op op, size_t bytes, long iters)
                 break;
             case BENCH_POST_ADD: amo(UCP_ATOMIC_OP_ADD, 1, NULL); break;
             default: /* BENCH_PUT_BW, BENCH_PUT_RATE */
-                put(op == BENCH_PUT_RATE ? (uint64_t)(i & 511) * 8 : 0, src, bytes);
+                put_nbi(op == BENCH_PUT_RATE ? (uint64_t)(i & 511) * 8 : 0, src, bytes);
                 break;
             }
         }

@@ -20,7 +20,8 @@
  *    before completion; the event counts completions, so several operations
  *    may share one, and aos_event_wait() returns when all of them are done.
  *    Either way a put's source buffer may be reused as soon as the call
- *    returns: the data has left it. aos_quiet() completes every operation,
+ *    returns: the data has left it (aos_put_nbi's only once its event
+ *    completes). aos_quiet() completes every operation,
  *    with or without an event.
  *
  * Ordering guarantees (each is tested in tests/mp/)
@@ -231,6 +232,16 @@ int aos_get(void *dst, aos_seg_t *seg, size_t offset, size_t len, aos_event_t *e
 /* The same on symmetric addresses: dest/src name memory on `pe`. */
 int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev);
 int aos_getmem(int pe, void *dst, const void *src, size_t len, aos_event_t *ev);
+
+/* Puts that go on reading src after they return (OpenSHMEM's put_nbi): as
+ * aos_put and aos_putmem with an event, except that src must stay
+ * unchanged, and allocated, until ev completes (aos_event_wait, a test
+ * that reports it done, or aos_quiet). A put to another node then need
+ * not wait for its data to leave src, so several are on the wire at once;
+ * on the caller's node the data is copied before return, as by aos_put.
+ * With ev == NULL they are aos_put and aos_putmem's blocking form. */
+int aos_put_nbi(aos_seg_t *seg, size_t offset, const void *src, size_t len, aos_event_t *ev);
+int aos_putmem_nbi(int pe, void *dest, const void *src, size_t len, aos_event_t *ev);
 
 /* Geometry transfers, zero-copy: a block of count[1] planes of count[0] rows
  * of `run` contiguous bytes. Row r of plane p starts at

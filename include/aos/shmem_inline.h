@@ -79,10 +79,12 @@ static inline size_t shmem__nbytes(size_t nelems, size_t size, const char *fn)
     return nelems * size;
 }
 
-static inline void shmem__put_fast(void *dest, const void *source, size_t nbytes, int pe,
-                                   const char *fn)
+/* nbi: source is read until shmem_quiet; else it may be reused on return. */
+static inline void shmem__put_fast(void *dest, const void *source, size_t nbytes, int nbi,
+                                   int pe, const char *fn)
 {
-    shmem__check(fn, aos_putmem(pe, dest, source, nbytes, shmem__ev_fast()));
+    shmem__check(fn, (nbi ? aos_putmem_nbi : aos_putmem)(pe, dest, source, nbytes,
+                                                         shmem__ev_fast()));
 }
 
 /* nbi: the data is in dest after shmem_quiet; else on return. */
@@ -110,12 +112,12 @@ static inline void shmem__amo_post_fast(void *dest, aos_amo_op_t op, size_t size
 #define SHMEM__FAST_CONTIGUOUS(PT, ESIZE, PUT, PUTN, GET, GETN)                            \
     SHMEM__FAST void PUT(PT *dest, const PT *source, size_t nelems, int pe)                \
     {                                                                                      \
-        shmem__put_fast(dest, source, shmem__nbytes(nelems, ESIZE, __func__), pe,          \
+        shmem__put_fast(dest, source, shmem__nbytes(nelems, ESIZE, __func__), 0, pe,       \
                         __func__);                                                         \
     }                                                                                      \
     SHMEM__FAST void PUTN(PT *dest, const PT *source, size_t nelems, int pe)               \
     {                                                                                      \
-        shmem__put_fast(dest, source, shmem__nbytes(nelems, ESIZE, __func__), pe,          \
+        shmem__put_fast(dest, source, shmem__nbytes(nelems, ESIZE, __func__), 1, pe,       \
                         __func__);                                                         \
     }                                                                                      \
     SHMEM__FAST void GET(PT *dest, const PT *source, size_t nelems, int pe)                \
@@ -134,7 +136,7 @@ static inline void shmem__amo_post_fast(void *dest, aos_amo_op_t op, size_t size
                            shmem_##N##_get, shmem_##N##_get_nbi)                           \
     SHMEM__FAST void shmem_##N##_p(T *dest, T value, int pe)                               \
     {                                                                                      \
-        shmem__put_fast(dest, &value, sizeof value, pe, __func__);                         \
+        shmem__put_fast(dest, &value, sizeof value, 0, pe, __func__);                         \
     }                                                                                      \
     SHMEM__FAST T shmem_##N##_g(const T *source, int pe)                                   \
     {                                                                                      \

@@ -45,14 +45,30 @@ static int block_self_overlap(int pe, uint64_t remote_off, const void *local,
 
 /* ---- contiguous ----------------------------------------------------------- */
 
-int aos__put_at(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
+/* The transport's put, or with `held` and an event its put_held (the
+ * caller keeps src until ev completes). */
+static inline int issue_put(int pe, uint64_t off, const void *src, size_t len,
+                            aos_event_t *ev, int held)
+{
+    const struct aos__transport *tp = aos__tp(pe);
+    return held && ev != NULL ? tp->put_held(pe, off, src, len, ev)
+                              : tp->put(pe, off, src, len, ev);
+}
+
+static int put_at(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev,
+                  int held)
 {
     if (aos__event_bad(ev))
         return AOS_ERR_INVALID;
     int rc = aos__check_self_overlap(pe, off, src, len);
     if (rc != AOS_OK)
         return rc;
-    return aos__tp(pe)->put(pe, off, src, len, ev);
+    return issue_put(pe, off, src, len, ev, held);
+}
+
+int aos__put_at(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
+{
+    return put_at(pe, off, src, len, ev, 0);
 }
 
 int aos__get_at(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev)
@@ -75,7 +91,8 @@ static int empty_done(aos_event_t *ev)
     return AOS_OK;
 }
 
-int aos_put(aos_seg_t *seg, size_t offset, const void *src, size_t len, aos_event_t *ev)
+static int seg_put(aos_seg_t *seg, size_t offset, const void *src, size_t len,
+                   aos_event_t *ev, int held)
 {
     uint64_t off;
     int rc = aos__seg_access(seg, offset, len, AOS_PROTO_RMA, &off);
@@ -85,7 +102,17 @@ int aos_put(aos_seg_t *seg, size_t offset, const void *src, size_t len, aos_even
         return AOS_ERR_NULL;
     if (ev == NULL)
         aos__serve_poll();
-    return aos__put_at(seg->owner, off, src, len, ev);
+    return put_at(seg->owner, off, src, len, ev, held);
+}
+
+int aos_put(aos_seg_t *seg, size_t offset, const void *src, size_t len, aos_event_t *ev)
+{
+    return seg_put(seg, offset, src, len, ev, 0);
+}
+
+int aos_put_nbi(aos_seg_t *seg, size_t offset, const void *src, size_t len, aos_event_t *ev)
+{
+    return seg_put(seg, offset, src, len, ev, 1);
 }
 
 int aos_get(void *dst, aos_seg_t *seg, size_t offset, size_t len, aos_event_t *ev)
@@ -125,13 +152,13 @@ static inline int sym_fast(int pe, const void *remote, const void *local, size_t
 }
 
 static __attribute__((noinline)) int putmem_checked(int pe, void *dest, const void *src,
-                                                    size_t len, aos_event_t *ev)
+                                                    size_t len, aos_event_t *ev, int held)
 {
     uint64_t off = 0;
     int rc = sym_target(pe, dest, src, len, &off);
     if (rc != AOS_OK || len == 0)
         return rc == AOS_OK ? empty_done(ev) : rc;
-    return aos__put_at(pe, off, src, len, ev);
+    return put_at(pe, off, src, len, ev, held);
 }
 
 static __attribute__((noinline)) int getmem_checked(int pe, void *dst, const void *src,
@@ -144,15 +171,26 @@ static __attribute__((noinline)) int getmem_checked(int pe, void *dst, const voi
     return aos__get_at(dst, pe, off, len, ev);
 }
 
-int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
+static inline int putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev,
+                         int held)
 {
     uint64_t off;
     if (sym_fast(pe, dest, src, len, &off) && !aos__event_bad(ev)) {
         if (ev == NULL) /* a blocking put serves waiting RPCs; streaming ones do not */
             aos__serve_poll();
-        return aos__tp(pe)->put(pe, off, src, len, ev);
+        return issue_put(pe, off, src, len, ev, held);
     }
-    return putmem_checked(pe, dest, src, len, ev);
+    return putmem_checked(pe, dest, src, len, ev, held);
+}
+
+int aos_putmem(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
+{
+    return putmem(pe, dest, src, len, ev, 0);
+}
+
+int aos_putmem_nbi(int pe, void *dest, const void *src, size_t len, aos_event_t *ev)
+{
+    return putmem(pe, dest, src, len, ev, 1);
 }
 
 int aos_getmem(int pe, void *dst, const void *src, size_t len, aos_event_t *ev)

@@ -2,28 +2,31 @@
  * forms; every one with and without a context.
  *
  * Completion: a put returns once its source may be reused (aos copies it
- * out before returning); it is complete at the target after shmem_quiet (or
- * a barrier). Puts attach to the thread's event, so they need not wake the
+ * out before returning), a put_nbi may read its source until shmem_quiet;
+ * both are complete at the target after shmem_quiet (or a barrier). Puts attach to the thread's event, so they need not wake the
  * target one by one: quiet, fence and this PE's own waits do that. Blocking
  * gets return with the data; non-blocking ones have it after quiet. The
  * default-context contiguous forms are shmem_inline.h's (fast.c). */
 #include "shmem/shmem_internal.h"
 
+/* nbi: src is read until shmem_quiet (aos_putmem_nbi); else it may be
+ * reused on return. */
 static __attribute__((noinline)) void put_slow(shmem_ctx_t ctx, void *dest, const void *src,
-                                               size_t nbytes, int pe, const char *fn)
+                                               size_t nbytes, int nbi, int pe, const char *fn)
 {
     int wpe = shmem__ctx_pe(ctx, pe, fn);
-    SHMEM__TRY(fn, aos_putmem(wpe, dest, src, nbytes, shmem__ev()));
+    SHMEM__TRY(fn, (nbi ? aos_putmem_nbi : aos_putmem)(wpe, dest, src, nbytes, shmem__ev()));
 }
 
 static inline void put_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
-                             int pe, const char *fn)
+                             int nbi, int pe, const char *fn)
 {
     if (!shmem__fast(ctx)) {
-        put_slow(ctx, dest, src, nbytes, pe, fn);
+        put_slow(ctx, dest, src, nbytes, nbi, pe, fn);
         return;
     }
-    SHMEM__TRY(fn, aos_putmem(pe, dest, src, nbytes, shmem__thread_ev));
+    SHMEM__TRY(fn, (nbi ? aos_putmem_nbi : aos_putmem)(pe, dest, src, nbytes,
+                                                       shmem__thread_ev));
 }
 
 /* ev NULL: blocking (the data is here on return). */
@@ -61,11 +64,13 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
 #define CONTIGUOUS(PT, ESIZE, cput, cputn, cget, cgetn)                                    \
     void cput(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)          \
     {                                                                                      \
-        put_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe, __func__);     \
+        put_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), 0, pe,  \
+                  __func__);                                                               \
     }                                                                                      \
     void cputn(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)         \
     {                                                                                      \
-        put_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), pe, __func__);     \
+        put_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), 1, pe,  \
+                  __func__);                                                               \
     }                                                                                      \
     void cget(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)          \
     {                                                                                      \
@@ -107,7 +112,7 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
             shmem_ctx_##N##_iget)                                                          \
     void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe)                      \
     {                                                                                      \
-        put_bytes(ctx, dest, &value, sizeof value, pe, __func__);                          \
+        put_bytes(ctx, dest, &value, sizeof value, 0, pe, __func__);                          \
     }                                                                                      \
     T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe)                          \
     {                                                                                      \

@@ -123,6 +123,7 @@ const struct aos__transport aos__transport_net = {
     .thread_start = none_thread_start,
     .thread_stop = none_thread_stop,
     .put = none_put,
+    .put_held = none_put,
     .get = none_get,
     .put_block = none_put_block,
     .get_block = none_get_block,

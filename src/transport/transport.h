@@ -14,7 +14,7 @@
  * the operation is complete: aos__event_complete from the issuing thread
  * during the call, or aos__event_complete_async from any thread later.
  * Either way a put's source buffer may be reused as soon as the call
- * returns.
+ * returns (put_held's only once its event completes).
  *
  * Ordering, per initiator and target PE:
  *  - signal_store and amo are applied after this PE's earlier puts to the
@@ -63,6 +63,12 @@ struct aos__transport {
     int (*thread_start)(void);
     void (*thread_stop)(void);
     int (*put)(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev);
+    /* As put with an event (ev != NULL), except that the caller keeps src
+     * unchanged until ev completes, so the transport may go on reading it
+     * after returning: on a network, several puts are then on the wire at
+     * once instead of each waiting until its data has left src. A
+     * transport that copies src before returning fills it with its put. */
+    int (*put_held)(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev);
     int (*get)(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev);
     int (*put_block)(int pe, uint64_t off, const void *src, const aos_block_t *b,
                      aos_event_t *ev);

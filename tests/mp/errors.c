@@ -16,6 +16,7 @@ static void check_uninitialized(void)
     aos_seg_t *s = NULL;
     CHECK(aos_my_pe() == -1 && aos_n_pes() == -1 && aos_initialized() == 0);
     CHECK_RC(aos_putmem(0, target, &w, 8, NULL), AOS_ERR_NOT_INITIALIZED);
+    CHECK_RC(aos_putmem_nbi(0, target, &w, 8, NULL), AOS_ERR_NOT_INITIALIZED);
     CHECK_RC(aos_getmem(0, &w, target, 8, NULL), AOS_ERR_NOT_INITIALIZED);
     CHECK_RC(aos_seg_create(1, 8, AOS_PROTO_RMA, &s), AOS_ERR_NOT_INITIALIZED);
     CHECK_RC(aos_seg_attach(0, 1, &s), AOS_ERR_NOT_INITIALIZED);
@@ -85,6 +86,26 @@ int main(void)
     aos_event_t *bogus = (aos_event_t *)(void *)src;
     CHECK_RC(aos_event_wait(bogus), AOS_ERR_INVALID);
     CHECK_RC(aos_event_destroy(bogus), AOS_ERR_INVALID);
+    /* nbi puts: the checks of aos_putmem, and nothing posted on a refusal */
+    aos_event_t *nbi;
+    CHECK_OK(aos_event_create(&nbi));
+    CHECK_RC(aos_putmem_nbi(n, target, src, 8, nbi), AOS_ERR_PE);
+    CHECK_RC(aos_putmem_nbi(-1, target, src, 8, nbi), AOS_ERR_PE);
+    CHECK_RC(aos_putmem_nbi(right, target, NULL, 8, nbi), AOS_ERR_NULL);
+    CHECK_RC(aos_putmem_nbi(right, NULL, src, 8, nbi), AOS_ERR_NULL);
+    CHECK_RC(aos_putmem_nbi(right, heap + 10, src, (size_t)64 << 40, nbi), AOS_ERR_BOUNDS);
+    CHECK_RC(aos_putmem_nbi(right, heap, src, SIZE_MAX, nbi), AOS_ERR_BOUNDS);
+    CHECK_RC(aos_putmem_nbi(me, &target[1], &target[0], 16, nbi), AOS_ERR_OVERLAP);
+    CHECK_RC(aos_putmem_nbi(right, target, src, 8, bogus), AOS_ERR_INVALID);
+    CHECK_RC(aos_put_nbi(NULL, 0, src, 8, nbi), AOS_ERR_NULL);
+    uint64_t nbi_done = 1;
+    CHECK_OK(aos_event_count(nbi, &nbi_done));
+    CHECK(nbi_done == 0);
+    CHECK_OK(aos_putmem_nbi(right, NULL, NULL, 0, nbi)); /* counts, as a put's would */
+    CHECK_OK(aos_event_wait(nbi));
+    CHECK_OK(aos_event_count(nbi, &nbi_done));
+    CHECK(nbi_done == 1);
+    CHECK_OK(aos_event_destroy(nbi));
     /* queries */
     int pes[64], count = -1;
     CHECK_OK(aos_node_pes(pes, 64, &count));

@@ -1,8 +1,9 @@
 /* Data integrity of contiguous put and get, on segments and on symmetric
  * addresses, blocking and with events, for sizes from 0 B to 64 MiB and
- * unaligned offsets. Every PE writes to its right neighbour and reads from
- * its left one; the receiver checks every byte. Then many gets from every
- * PE in flight at once on one event. */
+ * unaligned offsets, and the nbi puts that read their source until their
+ * event completes. Every PE writes to its right neighbour and reads from
+ * its left one; the receiver checks every byte. Then many gets, and many
+ * nbi puts from distinct sources, in flight at once on one event. */
 #include <string.h>
 
 #include "../common/check.h"
@@ -40,15 +41,21 @@ int main(void)
     CHECK_OK(aos_event_create(&ev));
 
     unsigned seed = 1;
-    for (int use_event = 0; use_event < 2; use_event++) {
+    /* 0: blocking, 1: with an event, 2: nbi puts with an event */
+    for (int use_event = 0; use_event < 3; use_event++) {
         for (size_t si = 0; si < NSIZES; si++) {
             for (size_t oi = 0; oi < NOFFS; oi++, seed++) {
                 size_t len = sizes[si], off = offsets[oi];
                 aos_event_t *e = use_event ? ev : NULL;
                 /* put into the right neighbour's segment and symmetric block */
                 pattern_fill(src + off, len, seed * 64 + (unsigned)me);
-                CHECK_OK(aos_put(theirs, off, src + off, len, e));
-                CHECK_OK(aos_putmem(right, sym + off, src + off, len, e));
+                if (use_event == 2) {
+                    CHECK_OK(aos_put_nbi(theirs, off, src + off, len, e));
+                    CHECK_OK(aos_putmem_nbi(right, sym + off, src + off, len, e));
+                } else {
+                    CHECK_OK(aos_put(theirs, off, src + off, len, e));
+                    CHECK_OK(aos_putmem(right, sym + off, src + off, len, e));
+                }
                 if (use_event)
                     CHECK_OK(aos_event_wait(ev));
                 CHECK_OK(aos_barrier_all());
@@ -89,7 +96,7 @@ int main(void)
 
     uint64_t count;
     CHECK_OK(aos_event_count(ev, &count));
-    CHECK(count == 4 * NSIZES * NOFFS + 1); /* zero-length ops count too */
+    CHECK(count == 8 * NSIZES * NOFFS + 1); /* zero-length ops count too */
 
     /* Many gets in flight at once, from every PE, sharing one event: each
      * PE's heap block holds its own pattern; every piece read lands whole. */
@@ -110,6 +117,41 @@ int main(void)
     }
     CHECK_OK(aos_event_count(many, &count));
     CHECK(count == (uint64_t)n * PIECES);
+    CHECK_OK(aos_barrier_all());
+
+    /* nbi puts of 256 KiB + 3 from SLABS distinct sources, all in flight
+     * on one event, into consecutive slots of the right neighbour's block;
+     * each source is overwritten once the event completes, and what
+     * arrived is what it held before. */
+    enum { SLABS = 12 };
+    const size_t slab = ((size_t)256 << 10) + 3;
+    for (int k = 0; k < SLABS; k++)
+        pattern_fill(src + (size_t)k * slab, slab, 500u + (unsigned)(me * SLABS + k));
+    for (int k = 0; k < SLABS; k++)
+        CHECK_OK(aos_putmem_nbi(right, big + (size_t)k * slab, src + (size_t)k * slab, slab,
+                                many));
+    CHECK_OK(aos_event_wait(many));
+    memset(src, 0x11, (size_t)SLABS * slab);
+    CHECK_OK(aos_barrier_all());
+    for (int k = 0; k < SLABS; k++)
+        CHECK(pattern_check(big + (size_t)k * slab, slab,
+                            500u + (unsigned)(left * SLABS + k)) == slab);
+    CHECK_OK(aos_event_count(many, &count));
+    CHECK(count == (uint64_t)n * PIECES + SLABS);
+    CHECK_OK(aos_barrier_all());
+    /* and completed by quiet, without waiting for their event */
+    for (int k = 0; k < SLABS; k++)
+        pattern_fill(src + (size_t)k * slab, slab, 900u + (unsigned)(me * SLABS + k));
+    for (int k = 0; k < SLABS; k++)
+        CHECK_OK(aos_putmem_nbi(right, big + (size_t)k * slab, src + (size_t)k * slab, slab,
+                                many));
+    CHECK_OK(aos_quiet());
+    memset(src, 0x22, (size_t)SLABS * slab);
+    CHECK_OK(aos_barrier_all());
+    for (int k = 0; k < SLABS; k++)
+        CHECK(pattern_check(big + (size_t)k * slab, slab,
+                            900u + (unsigned)(left * SLABS + k)) == slab);
+    CHECK_OK(aos_event_wait(many));
     CHECK_OK(aos_event_destroy(many));
     CHECK_OK(aos_barrier_all());
     aos_free(big);

@@ -101,6 +101,28 @@ static void test_sized(void)
 
 /* Contexts: a created context and a team context whose PE numbers are
  * ranks in the team (here: the even PEs, reversed roles). */
+/* Large putmem_nbi from distinct sources, all in flight until quiet; each
+ * source is overwritten after quiet and the target holds what it was. */
+static void test_large_nbi(void)
+{
+    enum { SLABS = 6, SLAB = (192 << 10) + 5 };
+    unsigned char *dst = shmem_malloc((size_t)SLABS * SLAB);
+    unsigned char *src = malloc((size_t)SLABS * SLAB);
+    CHECK(dst != NULL && src != NULL);
+    for (size_t i = 0; i < (size_t)SLABS * SLAB; i++)
+        src[i] = (unsigned char)(me * 13 + i % 251);
+    for (int k = 0; k < SLABS; k++)
+        shmem_putmem_nbi(dst + (size_t)k * SLAB, src + (size_t)k * SLAB, SLAB, right);
+    shmem_quiet();
+    memset(src, 0, (size_t)SLABS * SLAB);
+    shmem_barrier_all();
+    for (size_t i = 0; i < (size_t)SLABS * SLAB; i++)
+        CHECK(dst[i] == (unsigned char)(left * 13 + i % 251));
+    shmem_barrier_all();
+    free(src);
+    shmem_free(dst);
+}
+
 static void test_contexts(void)
 {
     long *dst = shmem_calloc(4, sizeof(long));
@@ -180,6 +202,7 @@ int main(void)
 #define RUN(T, NAME) test_##NAME();
     ALL_TYPES(RUN)
     test_sized();
+    test_large_nbi();
     test_contexts();
     test_generic();
     shmem_finalize();

@@ -385,6 +385,7 @@ const struct aos__transport aos__transport_shm = {
     .thread_start = shm_thread_start,
     .thread_stop = shm_thread_stop,
     .put = shm_put,
+    .put_held = shm_put, /* the data is copied before it returns */
     .get = shm_get,
     .put_block = shm_put_block,
     .get_block = shm_get_block,

@@ -5,7 +5,9 @@
  * waits only until its source may be reused; its event joins the peer's
  * batch, which the next flush of that peer completes (am.c: settle, run by
  * progress, fence and quiet), so a stream of puts costs one flush, not one
- * each.
+ * each. A held put (aos_put_nbi) does not wait for its source either: its
+ * requests are left to UCP, and the flush that completes its event waits
+ * for them.
  *
  * Ordering: UCP does not order an atomic after earlier puts on the network.
  * Each peer has an `unflushed` mark, set by puts and posted atomics; a
@@ -114,13 +116,17 @@ static int batch_event(int pe, aos_event_t *ev)
 
 /* Requests of one block operation still in flight: its runs are all
  * issued before any is waited for, so a block of many runs costs about one
- * round trip per INFLIGHT_MAX runs, not one per run. */
+ * round trip per INFLIGHT_MAX runs, not one per run. With `held` (the
+ * caller keeps the source until the operation's event completes), each
+ * request is released as soon as it is issued: UCP completes it on its
+ * own, and the flush that completes the event waits for it. */
 #define INFLIGHT_MAX 64
 struct inflight {
     ucs_status_ptr_t req[INFLIGHT_MAX];
     size_t count;
     int pe;
     const char *what;
+    int held;
 };
 
 /* Waits for every request in f; the first failure is returned, but all are
@@ -157,6 +163,9 @@ static int pieces(int put, char *local, int pe, uint64_t off, size_t len, struct
                                  : ucp_get_nbx(ep, local, n, raddr, rk, &none);
         if (f == NULL || q == NULL || UCS_PTR_IS_ERR(q)) {
             rc = aos__ucx_wait(q, what, pe);
+        } else if (f->held) {
+            ucp_request_free(q); /* a freed request still completes */
+            aos__ucx_issued();
         } else {
             f->req[f->count++] = q;
             if (f->count == INFLIGHT_MAX)
@@ -214,6 +223,15 @@ static int finish_write(int pe, uint64_t lo, uint64_t hi, aos_event_t *ev)
 int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
 {
     int rc = put_pieces(pe, off, src, len, NULL, ev != NULL);
+    return rc != AOS_OK ? rc : finish_write(pe, off, off + len, ev);
+}
+
+/* As aos__ucx_put with an event, but what coalescing does not copy stays
+ * in flight from src after returning. */
+int aos__ucx_put_held(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
+{
+    struct inflight f = {.pe = pe, .what = "put", .held = 1};
+    int rc = put_pieces(pe, off, src, len, &f, 1);
     return rc != AOS_OK ? rc : finish_write(pe, off, off + len, ev);
 }
 

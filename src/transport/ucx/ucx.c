@@ -472,6 +472,7 @@ const struct aos__transport aos__transport_net = {
     .thread_start = ucx_thread_start,
     .thread_stop = ucx_thread_stop,
     .put = aos__ucx_put,
+    .put_held = aos__ucx_put_held,
     .get = aos__ucx_get,
     .put_block = aos__ucx_put_block,
     .get_block = aos__ucx_get_block,

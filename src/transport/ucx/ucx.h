@@ -134,6 +134,7 @@ int aos__ucx_order_after_puts(int pe);
 
 /* rma.c: the table's data operations (transport.h) */
 int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev);
+int aos__ucx_put_held(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev);
 int aos__ucx_get(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev);
 int aos__ucx_put_block(int pe, uint64_t off, const void *src, const aos_block_t *b,
                        aos_event_t *ev);
