@@ -7,15 +7,15 @@
  *   and polls again can see it come back with no new put. Here every byte
  *   of the destination is stored exactly once.
  * - For cache-resident sizes a plain loop of vector moves beats it (no
- *   alignment prologue, no size dispatch, no overlap handling): 10-15% on a
- *   cache-hot 4 KiB copy with AVX-512 (Intel), twice as fast with AVX2 on
- *   AMD Zen 3.
+ *   alignment prologue, no size dispatch, no overlap handling), with
+ *   AVX-512 and with AVX2 alike; a put of a few KiB is bound by its stores,
+ *   so that fixed cost shows.
  * - glibc's memcpy copies from 2 KiB to about the per-core cache's size
- *   with `rep movsb`, which on AMD Zen 3 runs 15-20 times slower (0.4 ns/B
- *   against 0.02) when the destination lies 1-63 bytes past the source
- *   modulo a page. A get from the page-aligned symmetric heap into a
- *   malloc'd buffer (16 bytes past a page boundary) is exactly that. Our
- *   loop loses at most a third there.
+ *   with `rep movsb`, which on AMD Zen 3 runs many times slower when the
+ *   destination lies 1-63 bytes past the source modulo a page (4 KiB
+ *   aliasing). A get from the page-aligned symmetric heap into a malloc'd
+ *   buffer (16 bytes past a page boundary) is exactly that. Our loop loses
+ *   little there.
  *
  * So sizes in [AOS__COPY_WIDE_MIN, AOS__COPY_WIDE_MAX] take the vector
  * loop, and so do larger copies whose destination is 1-63 bytes ahead

@@ -8,8 +8,8 @@
  * per further byte measured at four sizes (fresh_per_byte): G_dirty for a
  * broadcast's copies, which start as the call does, G_synced for a
  * reduction's gather, which every member starts at once right after a sync
- * (on this machine the first at times run twice as fast as the second),
- * and G_fold for a reduction's folds, started so.
+ * (the two do not always cost the same, so each is measured as made), and
+ * G_fold for a reduction's folds, started so.
  *
  * One level of a broadcast tree, for a chunk of s bytes, costs
  *     stage(k) = (k - 1) o + L + (line_fresh + s G) f(k)
@@ -21,37 +21,33 @@
  * the slowest stage for each further one: the time until the last leaf has
  * the data; then the leaf signals its acknowledgement and returns (o), and
  * its parent returns once the acknowledgement has come over: L from the
- * start of the leaf's signal, as L counts the signaller's overhead. (It
- * was priced as L - o after the leaf's call, or o where that was longer,
- * until on an AMD EPYC host 8-4096 B broadcasts took 1.2-1.45 times the
- * prediction so; 1.0-1.25 with L.) With help, the last level's copy
+ * start of the leaf's signal (L counts the signaller's overhead), not only
+ * the transfer after the leaf's call (L - o), which would price the
+ * acknowledgement short. With help, the last level's copy
  * shrinks to k / (k + 1) of a chunk at G_coop: the parent writes a share
  * into its leaves while they read the rest (broadcast.c), both cores
  * copying, and the parent then signals each leaf that its share is in (o
  * each). Whether to help is the planner's choice too, from
- * AOS__HELP_MIN_BYTES up, as are the fan-outs and the chunk. (On an AMD
- * EPYC host, 2 PEs, helped against unhelped in one run: 0.97, 0.83, 0.70
- * and 0.64 times as long at 4, 8, 16 and 64 KiB just written by the root;
- * 1.18, 1.09, 0.92 and 0.63 for data the root had not touched since the
- * last call. Helping began at a fixed 64 KiB until then.)
+ * AOS__HELP_MIN_BYTES up, as are the fan-outs and the chunk: whether help
+ * pays depends on the size and on where the root's data lies (just
+ * written, or untouched since the last call), which no fixed threshold
+ * follows.
  *
  * A broadcast or reduction call first checks its arguments and locates
- * its buffers (30-45 ns here, timed inside the calls, before the first
- * signal or push), as a put call does before it moves anything, and all
- * members do it at once: o_together (a put issued while another PE issues
- * its own) once per call; a barrier locates no buffers. That is o when
- * each PE has a core to itself, and here 1.5-1.8 o when the host puts our two
- * virtual CPUs on one core, which runs both calls at once.
+ * its buffers (before the first signal or push), as a put call does before
+ * it moves anything, and all members do it at once: o_together (a put
+ * issued while another PE issues its own) once per call; a barrier locates
+ * no buffers. That is o when each PE has a core to itself, and more when
+ * two PEs share a core (a host may put two virtual CPUs on one), which
+ * runs both calls at once.
  *
  * A reduction folds fresh data straight from its owner's memory; that is
  * priced per byte as measured for it (G_fold, both PEs folding each other's
  * at once), not as a copy plus the arithmetic: how far the two overlap
- * depends on the machine. Here, with a core per PE, folding 32 KiB costs
- * the copy plus the sum in cache (0.145 ns/B against 0.097 + 0.046) and
- * folding 256 KiB hardly more than the copy (0.089 against 0.075); with
- * both PEs on one core a fold costs what a copy does (0.062 against 0.068
- * at 32 KiB), where copy plus sum overpriced the larger all-reduces by a
- * third. */
+ * depends on the machine and the size. With a core per PE a fold of a
+ * slice that fits the cache can cost the copy plus the sum, a larger one
+ * hardly more than the copy; with both PEs on one core a fold costs what a
+ * copy does, and copy plus sum overprices the larger all-reduces. */
 #include <math.h>
 
 #include "coll/model.h"
@@ -103,11 +99,10 @@ static double fresh_per_byte(const struct aos__model *m, double bytes, enum fres
  * `bytes` long: its own part from its cache, the other's just written by
  * its owner, the result into dest lines the other copied at the last call.
  * Measured whole, at the same four sizes and at 128 KiB, as the parts do
- * not add up: on an AMD EPYC host (512 KiB per core) the own part's copy,
- * the fresh fold and the extra of writing lines the other had copied, each
- * measured on its own, came to 0.7-0.8 of the fold timed inside
- * aos_allreduce, and 32-256 KiB all-reduces took 1.2-1.45 times the
- * prediction so (1.02-1.23 with the whole). */
+ * not add up: the own part's copy, the fresh fold and the extra of writing
+ * lines the other had copied, each measured on its own, come to clearly
+ * less than the fold timed inside aos_allreduce, and their sum
+ * under-predicts the all-reduce. */
 static double slice_fold_per_byte(const struct aos__model *m, double bytes)
 {
     const double at[5] = {4096.0, 32768.0, 131072.0, 262144.0, cache_point(m)};
@@ -119,7 +114,7 @@ static double slice_fold_per_byte(const struct aos__model *m, double bytes)
 /* Per byte each side moves when a writer puts part of `bytes` it has just
  * written into a reader that gets the rest (a helped broadcast level):
  * measured at 256 KiB, the cache's size and four times it (when that lies
- * beyond: the broadcasts of 1-4 MiB here). */
+ * beyond: for broadcasts larger than the cache). */
 static double coop_per_byte(const struct aos__model *m, double bytes)
 {
     const double at[3] = {262144.0, cache_point(m), aos__model_over_cache(m)};

@@ -72,9 +72,9 @@ static void plan_layout(struct aos__runtime *rt, uint64_t static_len)
 /* With more PEs than CPUs on the node, a spinning waiter takes the CPU from
  * the PE it waits for: spin briefly, then yield, then sleep. Yielding a while
  * is what pays here: a yield hands the CPU to a runnable PE at once, where a
- * sleep costs a kernel wake per message (3 PEs on 2 CPUs: 120-byte mailbox
- * ping-pong 24 us with 2 yields, 1.6 us with 50; 4-PE stencil 125 -> 83 us
- * per iteration). The PEs counted are those of my machine: my host's
+ * sleep costs a kernel wake per message, far more than the yields for
+ * exchanges of small messages (ping-pongs, stencils): so a short spin and
+ * many yields. The PEs counted are those of my machine: my host's
  * (AOS_NODE_SIZE's pseudo-nodes share its CPUs), and those of hosts that
  * run under the same kernel (containers or network namespaces of one
  * machine), whose PEs spinning would starve each other just the same.

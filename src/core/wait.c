@@ -60,14 +60,12 @@ void aos__bell_ring_mine(void)
 /* AOS__POLLS_PER_PAUSE (core/wait.h): spinning checks what it waits for
  * that many times per CPU pause, and drives progress (deferred wakes,
  * RPCs, notification lanes: other PEs' lines) once per pause, as often in
- * time as when it paused before every check. A pause takes 29 ns on an
- * AMD EPYC (Zen 3) and about 40 on recent Intel cores, and a word that
- * changes during one is seen only after it.
- * Three spins interleaved in one run of 2 PEs (three runs): a pause and
- * progress before every check gave an 8-byte broadcast 185-193 ns and an
- * 8-byte all-reduce 134-143; this, 172-184 and 128-138; a pause every 8
- * checks but progress at every one, 168-181 and 127-135. The rate of posted
- * RPCs that a waiting PE serves stayed at 7.3-7.6 M calls/s in all three. */
+ * time as when it paused before every check. A pause lasts tens of
+ * nanoseconds, long against a check of a cached word, and a word that
+ * changes during one is seen only after it: a pause before every check
+ * delays the end of short waits (small broadcasts and all-reduces), a few
+ * checks per pause do not. Progress at that rate still serves posted RPCs
+ * as fast as progress at every check. */
 
 /* Internal: the sleeper served others (RPCs, network traffic); they are
  * active, spin again. */

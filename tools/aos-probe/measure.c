@@ -128,8 +128,9 @@ void probe_teardown(void)
 
 /* L: half the round trip of an 8-byte put answered by a put, the mean
  * over PROBE_PLACES pairs of lines, one round trip on each in turn. One
- * pair gives that pair's latency, which here is a fixed property of its
- * addresses (110-170 ns from one line to another: docs/foundation.md). */
+ * pair gives that pair's latency, which may be a fixed property of its
+ * addresses, differing widely from one pair to another
+ * (docs/foundation.md). */
 double probe_latency(long iters)
 {
     double t[PROBE_TRIALS];
@@ -183,8 +184,7 @@ static double put_call_ns(int target, long iters)
 /* o: one 8-byte put issued alone while the other PEs wait; o_together: the
  * same while PE 1 issues its own into PE 0 (a collective's members enter
  * at once: when the host puts our two virtual CPUs on one core, that costs
- * 1.5-1.8 times as much; apart, the same); g: the time per put in a
- * stream. */
+ * clearly more; apart, the same); g: the time per put in a stream. */
 static void measure_overhead(long iters, double *o, double *o_together, double *g)
 {
     double to[PROBE_TRIALS], tt[PROBE_TRIALS], tg[PROBE_TRIALS];
@@ -322,14 +322,12 @@ static double slice_fold_ns(size_t bytes, int value)
 /* G_slice_fold: per byte of the slice, the median of the later member's
  * slice_fold_ns, after SLICE_FOLD_WARMUP untimed ones. Measured whole, not
  * as the copy, the fresh fold and the cost of taking dest's lines back,
- * each on its own: on an AMD EPYC host those three added up to 0.7-0.8 of
- * the fold inside aos_allreduce when our CPUs had a core each. Warmed up,
- * as a program's all-reduces run over the same buffers again and again:
- * there, folds of a 32 KiB slice took 3.0, 3.3, 3.7 and 4.4 us in the four
- * quarters of 448 samples, and 3.5-3.6 us on through 3584; measured from
- * the first, a round's 192 samples said 0.085 ns/B, and 32 KiB all-reduces
- * took 1.3-1.5 times the prediction. */
-#define SLICE_FOLD_WARMUP 768 /* 256 left the 256 KiB all-reduce at 1.2-1.3 times */
+ * each on its own: those three add up to clearly less than the fold inside
+ * aos_allreduce. Warmed up, as a program's all-reduces run over the same
+ * buffers again and again: folds over fresh buffers change speed through
+ * their first few hundred samples before they settle, and samples timed
+ * from the first under-price the all-reduce. */
+#define SLICE_FOLD_WARMUP 768 /* fewer leave the large all-reduces under-priced */
 static double slice_fold_per_byte(size_t bytes, int samples)
 {
     if (bytes > PROBE_BIG / 4)
@@ -364,20 +362,19 @@ static void fresh_per_byte(double *const G[4], const size_t sizes[4], int sample
 
 /* line_fresh: such a copy of one line right after a sync (less a clock
  * reading), as a broadcast's child makes once its parent's signal has come
- * over. It is timed as an aos_getmem, call included. Timed as a bare load
- * through aos_sym_ptr, it came out at 2 ns in a run where our two virtual
- * CPUs shared a cache, and that run's 8-512 B all-reduces took 1.3-1.5
- * times the prediction (1.1-1.3 in such a run timed with the call); we take
- * the call's cost to stand in for the steps around a collective's copy,
- * which the model has no term for. Per byte beyond it, at each size:
+ * over. It is timed as an aos_getmem, call included: the call's cost
+ * stands in for the steps around a collective's copy, which the model has
+ * no term for, where a bare load (through aos_sym_ptr) can cost next to
+ * nothing when our two virtual CPUs share a cache and then under-prices
+ * small collectives. Per byte beyond it, at each size:
  * G_dirty for copies started at a common instant, as a broadcast's child
  * starts; G_synced for copies both PEs start right after a sync, as a
  * reduction's gather does (when the host runs our two CPUs on one core, two
- * copies at once take three times as long as one; apart, 1.1 times);
+ * copies at once take far longer than one; apart, about as long);
  * G_fold for folds both PEs start so, as a reduction's folds of a third
  * member's source do; G_slice_fold for a 2-PE all-reduce's whole fold
  * (slice_fold_per_byte). Most of the time the first two agree; at times
- * (docs/foundation.md has our guess why) the first run twice as fast while
+ * (docs/foundation.md has our guess why) the first run much faster while
  * the second do not, and so do the collectives that make them. The cost
  * per byte of fresh lines also depends on the size (how far the
  * prefetchers get, which of the writer's caches holds them). */
@@ -409,9 +406,9 @@ static void measure_fresh(struct aos__model *m, int samples, double *L_seen)
 /* The cooperative copy a broadcast parent and its leaf run (broadcast.c):
  * PE 0 has just written `bytes`; PE 1 reads the first half while PE 0
  * writes the second half into PE 1's buffer. Per byte each side moves,
- * from their common start until the later of the two finishes. (Here the
- * other way round, PE 1 writing, takes up to twice as long at the cache's
- * size: PE 0 is the root aos-probe --predict broadcasts from.) */
+ * from their common start until the later of the two finishes. (The other
+ * way round, PE 1 writing, need not cost the same: PE 0 is the root
+ * aos-probe --predict broadcasts from.) */
 static double coop_copy(size_t bytes, int samples)
 {
     size_t half = bytes / 2;

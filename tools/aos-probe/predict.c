@@ -149,20 +149,20 @@ struct rounds {
     int kept[MAX_POINTS][MAX_ROUNDS];
 };
 
-/* Rounds: each measures the parameters afresh (this machine's latencies
- * drift by a fifth or more within minutes, so parameters and collectives
- * timed minutes apart disagree for reasons the model cannot know), then
- * times every collective once. While the host moves our CPUs about, many
- * points are left out (settled): up to three times the rounds asked for
- * are run until each point has half of them settled.
+/* Rounds: each measures the parameters afresh (a shared host's latencies
+ * drift within minutes, so parameters and collectives timed minutes apart
+ * disagree for reasons the model cannot know), then times every collective
+ * once. While the host moves our CPUs about, many points are left out
+ * (settled): up to three times the rounds asked for are run until each
+ * point has half of them settled.
  *
  * Each round's collectives run on a team of their own (the world's
  * members in another slot) and move their data at their own place in the
  * buffers (probe_place): the lines they signal on and copy are a draw
  * (docs/foundation.md), and the rounds take several. Within a round the
- * calls reuse their team and buffers, as a program does (another team for
- * every call made the small broadcasts 40% slower, another place for every
- * call the 4 KiB all-reduce a third). */
+ * calls reuse their team and buffers, as a program does (another team or
+ * another place for every call would time lines no call had warmed, which
+ * a program's calls seldom meet). */
 static void run_rounds(struct rounds *R, const struct aos__model *file, const struct point *pts,
                        int np, int npes, int quick, char *a, char *b, double *stamps)
 {

@@ -14,9 +14,9 @@
 #define PROBE_LINE 64
 #define PROBE_LEAD_NS 20000.0 /* per PE: how far ahead PEs agree to start together */
 #define PROBE_CHUNK (256u << 10)
-/* Placements a measurement walks over: on this machine a line's latency
- * between two cores depends on its address, so one word or one buffer
- * offset gives a draw where the model wants the mean (probe_place). */
+/* Placements a measurement walks over: a line's latency between two cores
+ * may depend on its address, so one word or one buffer offset gives a draw
+ * where the model wants the mean (probe_place). */
 #define PROBE_PLACES 61
 #define PROBE_BIG (4u << 20)
 
@@ -52,10 +52,10 @@ double probe_latest_median(double *elapsed, long samples);
  * figure is the one to use). */
 double probe_latency(long iters);
 /* Collective when L_seen is not NULL: a check of L (PROBE_CHECK_ITERS
- * round trips, 1-2 ms here) widening the range L_seen[0]-L_seen[1]. Here
- * the host at times moves our two virtual CPUs onto one core, or off it
- * (L near 50 ns against 110-250), often for a second or two: figures
- * timed across such a move describe neither machine. */
+ * round trips) widening the range L_seen[0]-L_seen[1]. A host may move our
+ * two virtual CPUs onto one core, or off it, for seconds at a time, which
+ * changes L severalfold: figures timed across such a move describe
+ * neither machine. */
 #define PROBE_CHECK_ITERS 500
 #define PROBE_SETTLED 1.5 /* most over least of the checks: the machine changed */
 void probe_check_latency(double *L_seen);
