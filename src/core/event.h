@@ -56,6 +56,15 @@ static inline void aos__event_fail_async(aos_event_t *ev, int status)
     aos__event_complete_async(ev);
 }
 
+/* Completes the event with the operation's status: AOS_OK or a failure. */
+static inline void aos__event_done_async(aos_event_t *ev, int status)
+{
+    if (status == AOS_OK)
+        aos__event_complete_async(ev);
+    else
+        aos__event_fail_async(ev, status);
+}
+
 /* The failure a complete event holds, taken (AOS_OK if none). Relaxed: the
  * caller saw the event complete with the acquire in aos__event_completed,
  * which pairs with the release of the failed completion. */

@@ -156,10 +156,7 @@ static int write_ready(struct aos__ipc_op *op)
     int rc = aos__queue_try_enqueue_watched(w->mb->q, w->msg, &w->watching);
     if (rc == AOS_ERR_AGAIN)
         return 0;
-    if (rc == AOS_OK)
-        aos__event_complete_async(w->ev);
-    else
-        aos__event_fail_async(w->ev, rc); /* the owner destroyed it: the message is lost */
+    aos__event_done_async(w->ev, rc); /* a failure: the owner destroyed it, message lost */
     return 1;
 }
 

@@ -475,10 +475,7 @@ static int write_ready(struct aos__ipc_op *op)
     if (!permitted(w->p, &m) || !claim(w->p, &m))
         return 0;
     int rc = transfer(w->p, &m, w->src, w->len); /* too long: the receiver sees the length */
-    if (rc == AOS_OK)
-        aos__event_complete_async(w->ev);
-    else
-        aos__event_fail_async(w->ev, rc);
+    aos__event_done_async(w->ev, rc);
     return 1;
 }
 

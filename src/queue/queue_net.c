@@ -330,10 +330,7 @@ static void on_done(int src, const void *payload, size_t len)
         if (a->unanswered != NULL)
             aos__fetch_sub_release(a->unanswered, 1);
         free(a);
-        if (d.rc == AOS_OK)
-            aos__event_complete_async(ev);
-        else
-            aos__event_fail_async(ev, (int)d.rc); /* refused: destroyed */
+        aos__event_done_async(ev, (int)d.rc); /* a refusal: destroyed */
         return;
     }
     a->rc = (int)d.rc;

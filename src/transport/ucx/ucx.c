@@ -31,10 +31,7 @@ int aos__ucx_failure(ucs_status_t st, int pe)
 
 void aos__ucx_event_done(aos_event_t *ev, ucs_status_t st, int pe)
 {
-    if (st == UCS_OK)
-        aos__event_complete_async(ev);
-    else
-        aos__event_fail_async(ev, aos__ucx_failure(st, pe));
+    aos__event_done_async(ev, st == UCS_OK ? AOS_OK : aos__ucx_failure(st, pe));
 }
 
 int aos__ucx_status(ucs_status_t st, const char *what, int pe)
