@@ -66,8 +66,9 @@ struct aos__transport {
     /* As put with an event (ev != NULL), except that the caller keeps src
      * unchanged until ev completes, so the transport may go on reading it
      * after returning: on a network, several puts are then on the wire at
-     * once instead of each waiting until its data has left src. A
-     * transport that copies src before returning fills it with its put. */
+     * once instead of each waiting until its data has left src. A put_held
+     * that fails returns once nothing reads src any more. A transport
+     * that copies src before returning fills it with its put. */
     int (*put_held)(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev);
     int (*get)(void *dst, int pe, uint64_t off, size_t len, aos_event_t *ev);
     int (*put_block)(int pe, uint64_t off, const void *src, const aos_block_t *b,

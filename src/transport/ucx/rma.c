@@ -232,7 +232,12 @@ int aos__ucx_put_held(int pe, uint64_t off, const void *src, size_t len, aos_eve
 {
     struct inflight f = {.pe = pe, .what = "put", .held = 1};
     int rc = put_pieces(pe, off, src, len, &f, 1);
-    return rc != AOS_OK ? rc : finish_write(pe, off, off + len, ev);
+    if (rc != AOS_OK) {
+        /* Its event was not posted: nothing may read src once this returns. */
+        (void)aos__ucx_flush_peer(pe);
+        return rc;
+    }
+    return finish_write(pe, off, off + len, ev);
 }
 
 /* A get or an atomic with an event, in flight: UCP's callback completes
