@@ -239,7 +239,8 @@ int aos_getmem(int pe, void *dst, const void *src, size_t len, aos_event_t *ev);
  * that reports it done, or aos_quiet). A put to another node then need
  * not wait for its data to leave src, so several are on the wire at once;
  * on the caller's node the data is copied before return, as by aos_put.
- * With ev == NULL they are aos_put and aos_putmem's blocking form. */
+ * With ev == NULL they are aos_put and aos_putmem's blocking form. A call
+ * that fails has stopped reading src when it returns. */
 int aos_put_nbi(aos_seg_t *seg, size_t offset, const void *src, size_t len, aos_event_t *ev);
 int aos_putmem_nbi(int pe, void *dest, const void *src, size_t len, aos_event_t *ev);
 
