@@ -91,6 +91,9 @@ LIMIT=
 # died or all finished.
 run spawn_kill 137 6 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICTIM" spawn 1
 run spawn_clean 0 10 "" -- -n 3 "$VICTIM" spawn -1
+# ... and outside it too (a session of its own), once its parent has ended.
+run setsid_kill 137 6 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICTIM" spawnsetsid 1
+run setsid_clean 0 10 "" -- -n 3 "$VICTIM" spawnsetsid -1
 run wrapper_timeout 124 8 "timeout after 2 s" -- -n 2 --timeout 2 sh -c '"$0" hang; sleep 300' "$VICTIM"
 run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM" kill 9
 # A PE stuck before aos_init (asleep here, as one stopped in it would be)

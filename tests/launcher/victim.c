@@ -18,6 +18,8 @@
  *   spawn PE    every PE starts a background sleep, then PE kills itself
  *   spawn -1    every PE starts a background sleep, then all finish
  *   spawnhang   every PE starts a background sleep, then waits as hang
+ *   spawnsetsid PE  as spawn, the sleep in a session of its own (setsid):
+ *               out of the PE's process group
  *   storm PE    PE kills itself while the others put, get and add into its
  *               memory without end
  *   deadtarget PE  PE kills itself; the others, SIGTERM blocked, put, get
@@ -143,7 +145,9 @@ int main(int argc, char **argv)
     if ((strcmp(mode, "spawn") == 0 || strcmp(mode, "spawnhang") == 0) &&
         system("sleep 300 &") != 0)
         return 13;
-    if (strcmp(mode, "spawn") == 0) {
+    if (strcmp(mode, "spawnsetsid") == 0 && system("setsid sleep 300 &") != 0)
+        return 13;
+    if (strcmp(mode, "spawn") == 0 || strcmp(mode, "spawnsetsid") == 0) {
         aos_barrier_all();
         if (me == victim)
             raise(SIGKILL);

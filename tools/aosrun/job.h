@@ -105,6 +105,11 @@ int aosrun_job_run(struct job *j);
  * message (the job failed). */
 pid_t aosrun_job_spawn(struct job *j, int index, int death_sig, const sigset_t *old,
                        void (*child)(struct job *j, int index, int sock), int *sock);
+/* strays.c: aosrun becomes the subreaper of what its PEs start (before it
+ * starts them), and at the job's end kills its children left then: what
+ * the PEs started outside their process groups. */
+void aosrun_strays_adopt(void);
+void aosrun_strays_end(void);
 /* Starts the PEs in pes[] as children (old: the signal mask they get). */
 void aosrun_job_start_pes(struct job *j, const sigset_t *old);
 /* pe: the PE whose end is the failure, or -1 when it is aosrun's doing. */

@@ -662,15 +662,19 @@ int aosrun_job_run(struct job *j)
     }
     if (j->o->timeout_s > 0)
         j->deadline_ms = aosrun_now_ms() + (long long)(j->o->timeout_s * 1000.0);
+    if (j->local)
+        aosrun_strays_adopt();
     if (j->up != NULL && j->up->start != NULL)
         j->up->start(j, &old);
     else
         aosrun_job_start_pes(j, &old);
     event_loop(j, sfd);
     /* Every PE has ended: what they started and left behind ends with the
-     * job. */
-    if (j->local)
+     * job, in their groups and outside them. */
+    if (j->local) {
         signal_all(j, SIGKILL);
+        aosrun_strays_end();
+    }
     close_arena_fds(j);
     for (int i = 0; i < j->n; i++) {
         if (j->pes[i].sock >= 0)
