@@ -136,7 +136,7 @@ static inline void shmem__amo_post_fast(void *dest, aos_amo_op_t op, size_t size
                            shmem_##N##_get, shmem_##N##_get_nbi)                           \
     SHMEM__FAST void shmem_##N##_p(T *dest, T value, int pe)                               \
     {                                                                                      \
-        shmem__put_fast(dest, &value, sizeof value, 0, pe, __func__);                         \
+        shmem__put_fast(dest, &value, sizeof value, 0, pe, __func__);                      \
     }                                                                                      \
     SHMEM__FAST T shmem_##N##_g(const T *source, int pe)                                   \
     {                                                                                      \

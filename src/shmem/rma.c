@@ -64,12 +64,12 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
 #define CONTIGUOUS(PT, ESIZE, cput, cputn, cget, cgetn)                                    \
     void cput(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)          \
     {                                                                                      \
-        put_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), 0, pe,  \
+        put_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), 0, pe, \
                   __func__);                                                               \
     }                                                                                      \
     void cputn(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)         \
     {                                                                                      \
-        put_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), 1, pe,  \
+        put_bytes(ctx, dest, source, shmem__bytes_or_fail(nelems, ESIZE, __func__), 1, pe, \
                   __func__);                                                               \
     }                                                                                      \
     void cget(shmem_ctx_t ctx, PT *dest, const PT *source, size_t nelems, int pe)          \
@@ -112,7 +112,7 @@ static void strided(int put, shmem_ctx_t ctx, void *dest, const void *src, ptrdi
             shmem_ctx_##N##_iget)                                                          \
     void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe)                      \
     {                                                                                      \
-        put_bytes(ctx, dest, &value, sizeof value, 0, pe, __func__);                          \
+        put_bytes(ctx, dest, &value, sizeof value, 0, pe, __func__);                       \
     }                                                                                      \
     T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe)                          \
     {                                                                                      \
