@@ -43,13 +43,16 @@ int main(int argc, char **argv)
         shmem_barrier_all();
     } else if (strcmp(what, "clear_lock_twice") == 0) {
         static long lock;
-        static int held; /* at PE 0: PE 1 holds the lock */
+        static int held;    /* at PE 0: PE 1 holds the lock */
+        static int cleared; /* at PE 1: PE 0 has had the lock and cleared it */
         if (me == 0) {
             shmem_set_lock(&lock);
             shmem_clear_lock(&lock);
+            shmem_int_p(&cleared, 1, 1);
             shmem_int_wait_until(&held, SHMEM_CMP_EQ, 1);
             shmem_clear_lock(&lock); /* PE 1's now: ends the job */
         } else if (me == 1) {
+            shmem_int_wait_until(&cleared, SHMEM_CMP_EQ, 1); /* else it may never clear */
             shmem_set_lock(&lock);
             shmem_int_p(&held, 1, 0);
         }
