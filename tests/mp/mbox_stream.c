@@ -4,8 +4,9 @@
  * PE 0's mailbox holds CAPACITY messages; every other PE writes PER
  * messages {seq, pe, bytes of both} with one event, without waiting, while PE 0
  * computes for COMPUTE_MS. A writer's close must refuse while its writes
- * wait (nothing can have been read: at most CAPACITY are in), and succeed
- * once its event completes. PE 0 then reads every message and checks that
+ * wait (nothing can have been read: at most CAPACITY are in; PE 0 reads
+ * only once every writer has checked that, however late it ran), and
+ * succeed once its event completes. PE 0 then reads every message and checks that
  * each writer's arrive once, in the order written, with their bytes. From
  * another node, a handle has at most 64 writes waiting at the owner and
  * keeps the rest itself (include/aos.h): those go out from progress as
@@ -26,6 +27,8 @@
 #define COMPUTE_MS 200
 #define MAXPES 16
 #define FROM_AT 8 /* after the sequence number */
+
+static uint64_t closes_refused; /* at PE 0: writers past their first close */
 
 static unsigned char byte_of(int pe, long seq, int i)
 {
@@ -55,11 +58,13 @@ int main(void)
             memset(m, 0xee, sizeof m); /* copied at the call */
         }
         CHECK_RC(aos_mbox_close(mb), AOS_ERR_AGAIN);
+        CHECK_OK(aos_amo_post_sym(0, &closes_refused, AOS_AMO_ADD, AOS_AMO_U64, 1));
         CHECK_OK(aos_event_wait(ev));
         CHECK_OK(aos_event_destroy(ev));
         CHECK_OK(aos_mbox_close(mb));
     } else {
         spin_us(COMPUTE_MS * 1000L); /* the writers fill everything meanwhile */
+        CHECK_OK(aos_wait_until_u64(&closes_refused, AOS_CMP_GE, (uint64_t)(n - 1)));
         long next[MAXPES] = {0};
         for (long k = 0; k < (long)PER * (n - 1); k++) {
             CHECK_OK(aos_mbox_read(mb, m, NULL));
