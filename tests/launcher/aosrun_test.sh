@@ -36,6 +36,17 @@ before=$(aos_files)
 pe_procs() {
     grep -lsxzF "$tag" /proc/[0-9]*/environ | sed 's|^/proc/\([0-9]*\)/environ$|\1|'
 }
+# Whether every process of this run is gone within $1 tenths of a second:
+# after aosrun's own end (or a daemon's), what is left dies by parent-death
+# signals and keepers, which take a moment on a loaded machine.
+procs_gone() {
+    i=0
+    while [ -n "$(pe_procs)" ]; do
+        [ "$i" -ge "$1" ] && return 1
+        sleep 0.1
+        i=$((i + 1))
+    done
+}
 # LIMIT: ulimit arguments for one run (descriptor limits)
 LIMIT=
 aosrun() { (if [ -n "$LIMIT" ]; then ulimit $LIMIT || exit 99; fi; exec env "$tag" "$AOSRUN" "$@"); }
@@ -207,8 +218,7 @@ if [ "$HAVE_UCX" = 1 ]; then
     got=$?
     [ "$got" = 1 ] && grep -Eq "the daemon \(pid $daemon\) has sent nothing for 10 s" "$out/stopped.err" ||
         fail "stopped_daemon: status $got: $(cat "$out/stopped.err")"
-    sleep 0.3
-    [ -z "$(pe_procs)" ] || fail "stopped_daemon: processes survive: $(pe_procs)"
+    procs_gone 30 || fail "stopped_daemon: processes survive: $(pe_procs)"
     echo "ok stopped_daemon: status $got in $(($(date +%s) - start)) s"
     # The root itself stopped (Ctrl-Z) for longer than that and resumed:
     # its own pause is no daemon's silence; the job ends well.
@@ -250,19 +260,26 @@ kill -TERM $pid
 wait $pid
 got=$?
 [ "$got" = 143 ] || fail "sigterm: exit status $got, expected 143"
-sleep 0.3
-[ -z "$(pe_procs)" ] || fail "sigterm: PE processes survive"
+procs_gone 30 || fail "sigterm: PE processes survive"
 echo "ok sigterm: status $got"
 
 # SIGKILL to aosrun itself: the PEs die with it (parent-death signal), and
 # so does what they started (each group's keeper).
 env "$tag" "$AOSRUN" -n 4 "$VICTIM" spawnhang >/dev/null 2>&1 &
 pid=$!
-sleep 1
+# once every PE's sleep has started: else there would be nothing to test
+for i in $(seq 100); do
+    sleeps=0
+    for p in $(pe_procs); do
+        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = sleep ] && sleeps=$((sleeps + 1))
+    done
+    [ "$sleeps" -ge 4 ] && break
+    sleep 0.1
+done
+[ "$sleeps" -ge 4 ] || fail "aosrun killed: $sleeps of 4 PEs started their sleep"
 kill -KILL $pid
 wait $pid 2>/dev/null
-sleep 0.5
-[ -z "$(pe_procs)" ] || fail "aosrun killed: PE processes survive"
+procs_gone 30 || fail "aosrun killed: PE processes survive"
 echo "ok aosrun-killed"
 
 # Someone else's file in /tmp and process with the PE program's name are
