@@ -15,7 +15,8 @@
  *               per second
  *   barrier     aos_barrier_all
  *   (and notified ping-pong, queue, RPC metrics: see their functions)
- * Prints CSV (metric,bytes,value,unit). usage: aosrun -n 2 aos-bench [quick] */
+ * Prints CSV (metric,bytes,value,unit); BENCH_ONLY=m1,m2 runs only those
+ * metrics (bench_common.h). usage: aosrun -n 2 aos-bench [quick] */
 #include <string.h>
 
 #include "aos.h"
@@ -322,9 +323,12 @@ int main(int argc, char **argv)
     bench_pingpong_sweep(&target, "pingpong_fence", scale);
     pp_form = PP_NBI;
     bench_pingpong_sweep(&target, "pingpong_nbi", scale);
-    notify_metrics(scale);
-    queue_metrics(scale);
-    rpc_metrics(scale);
+    if (bench_wants("notify_pingpong"))
+        notify_metrics(scale);
+    if (bench_wants("enqueue_rate") || bench_wants("queue_rr"))
+        queue_metrics(scale);
+    if (bench_wants("rpc_null_rtt") || bench_wants("rpc_post_rate"))
+        rpc_metrics(scale);
 
     TRY(aos_event_destroy(ev));
     free(src);

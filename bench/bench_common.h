@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define TRIALS 7
@@ -45,6 +46,24 @@ static inline long bench_iters(size_t bytes, double budget, long min, long max)
 
 #define BENCH_MAX_MSG (4u << 20)
 
+/* Whether `metric` runs: all do unless BENCH_ONLY names some, separated by
+ * commas (BENCH_ONLY=put_bw,get), so that one metric can be rerun many
+ * times alone. Every PE of a run sees the same environment. */
+static inline int bench_wants(const char *metric)
+{
+    const char *only = getenv("BENCH_ONLY");
+    if (only == NULL || *only == '\0')
+        return 1;
+    size_t n = strlen(metric);
+    for (const char *p = only; p != NULL; p = strchr(p, ',')) {
+        if (*p == ',')
+            p++;
+        if (strncmp(p, metric, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    }
+    return 0;
+}
+
 /* What each benchmark program measures, the same way. */
 enum bench_op {
     BENCH_PUT_QUIET,
@@ -80,6 +99,8 @@ static inline double bench_median_of(const struct bench_target *t, enum bench_op
 static inline void bench_pingpong_sweep(const struct bench_target *t, const char *metric,
                                         double scale)
 {
+    if (!bench_wants(metric))
+        return;
     for (size_t b = 8; b <= 4096; b *= 2) {
         double v[TRIALS];
         long iters = (long)(20000 * scale) + 10;
@@ -90,19 +111,30 @@ static inline void bench_pingpong_sweep(const struct bench_target *t, const char
     }
 }
 
-/* Runs every metric and prints the CSV; scale < 1 shortens the runs. */
+/* One metric of `iters` operations of one kind: its median trial, as
+ * microseconds per operation (a latency) or millions of operations per
+ * second (a rate). */
+static inline void bench_one(const struct bench_target *t, const char *metric, enum bench_op op,
+                             size_t bytes, long iters, int rate)
+{
+    if (!bench_wants(metric))
+        return;
+    double s = bench_median_of(t, op, bytes, iters);
+    if (t->me == 0)
+        bench_report(metric, bytes, rate ? (double)iters / s / 1e6 : s / (double)iters * 1e6,
+                     rate ? "Mops/s" : "us");
+}
+
+/* Runs every metric (or those BENCH_ONLY names) and prints the CSV;
+ * scale < 1 shortens the runs. */
 static inline void bench_run_all(const struct bench_target *t, double scale)
 {
     int report = t->me == 0;
+    long lat = (long)(200000 * scale) + 10, rate = (long)(2000000 * scale) + 10;
     bench_pingpong_sweep(t, "pingpong", scale);
-    long n = (long)(200000 * scale) + 10;
-    double s = bench_median_of(t, BENCH_PUT_QUIET, 8, n);
-    if (report)
-        bench_report("put_quiet", 8, s / (double)n * 1e6, "us");
-    s = bench_median_of(t, BENCH_GET, 8, n);
-    if (report)
-        bench_report("get", 8, s / (double)n * 1e6, "us");
-    for (size_t b = 4096; b <= BENCH_MAX_MSG; b *= 4) {
+    bench_one(t, "put_quiet", BENCH_PUT_QUIET, 8, lat, 0);
+    bench_one(t, "get", BENCH_GET, 8, lat, 0);
+    for (size_t b = 4096; b <= BENCH_MAX_MSG && bench_wants("put_bw"); b *= 4) {
         long iters = bench_iters(b, 256e6 * scale, 20, 100000);
         /* Trials of put and of memcpy alternate, so that both see the same
          * machine (this one changes speed from minute to minute). */
@@ -117,25 +149,11 @@ static inline void bench_run_all(const struct bench_target *t, double scale)
         if (report && t->has_memcpy)
             bench_report("memcpy_bw", b, bytes / bench_median(vm, TRIALS) / 1e9, "GB/s");
     }
-    n = (long)(2000000 * scale) + 10;
-    s = bench_median_of(t, BENCH_PUT_RATE, 8, n);
-    if (report)
-        bench_report("put_rate", 8, (double)n / s / 1e6, "Mops/s");
-    n = (long)(50000 * scale) + 10;
-    s = bench_median_of(t, BENCH_BARRIER, 0, n);
-    if (report)
-        bench_report("barrier", 0, s / (double)n * 1e6, "us");
-    n = (long)(200000 * scale) + 10;
-    s = bench_median_of(t, BENCH_FETCH_ADD, 8, n);
-    if (report)
-        bench_report("fetch_add", 8, s / (double)n * 1e6, "us");
-    s = bench_median_of(t, BENCH_CAS, 8, n);
-    if (report)
-        bench_report("cas", 8, s / (double)n * 1e6, "us");
-    n = (long)(2000000 * scale) + 10;
-    s = bench_median_of(t, BENCH_POST_ADD, 8, n);
-    if (report)
-        bench_report("post_add_rate", 8, (double)n / s / 1e6, "Mops/s");
+    bench_one(t, "put_rate", BENCH_PUT_RATE, 8, rate, 1);
+    bench_one(t, "barrier", BENCH_BARRIER, 0, (long)(50000 * scale) + 10, 0);
+    bench_one(t, "fetch_add", BENCH_FETCH_ADD, 8, lat, 0);
+    bench_one(t, "cas", BENCH_CAS, 8, lat, 0);
+    bench_one(t, "post_add_rate", BENCH_POST_ADD, 8, rate, 1);
 }
 
 #endif
