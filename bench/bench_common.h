@@ -46,10 +46,11 @@ static inline long bench_iters(size_t bytes, double budget, long min, long max)
 
 #define BENCH_MAX_MSG (4u << 20)
 
-/* Whether `metric` runs: all do unless BENCH_ONLY names some, separated by
- * commas (BENCH_ONLY=put_bw,get), so that one metric can be rerun many
+/* Whether `metric` runs at `bytes`: all do unless BENCH_ONLY names some,
+ * separated by commas, each alone (every size) or with one size
+ * (BENCH_ONLY=put_bw:65536,get), so that one metric can be rerun many
  * times alone. Every PE of a run sees the same environment. */
-static inline int bench_wants(const char *metric)
+static inline int bench_wants_size(const char *metric, size_t bytes)
 {
     const char *only = getenv("BENCH_ONLY");
     if (only == NULL || *only == '\0')
@@ -58,10 +59,20 @@ static inline int bench_wants(const char *metric)
     for (const char *p = only; p != NULL; p = strchr(p, ',')) {
         if (*p == ',')
             p++;
-        if (strncmp(p, metric, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+        if (strncmp(p, metric, n) != 0)
+            continue;
+        if (p[n] == ',' || p[n] == '\0')
+            return 1;
+        if (p[n] == ':' && (bytes == (size_t)-1 || strtoull(p + n + 1, NULL, 10) == bytes))
             return 1;
     }
     return 0;
+}
+
+/* Whether `metric` runs at any size. */
+static inline int bench_wants(const char *metric)
+{
+    return bench_wants_size(metric, (size_t)-1);
 }
 
 /* What each benchmark program measures, the same way. */
@@ -102,6 +113,8 @@ static inline void bench_pingpong_sweep(const struct bench_target *t, const char
     if (!bench_wants(metric))
         return;
     for (size_t b = 8; b <= 4096; b *= 2) {
+        if (!bench_wants_size(metric, b))
+            continue;
         double v[TRIALS];
         long iters = (long)(20000 * scale) + 10;
         for (int k = 0; k < TRIALS; k++)
@@ -134,7 +147,9 @@ static inline void bench_run_all(const struct bench_target *t, double scale)
     bench_pingpong_sweep(t, "pingpong", scale);
     bench_one(t, "put_quiet", BENCH_PUT_QUIET, 8, lat, 0);
     bench_one(t, "get", BENCH_GET, 8, lat, 0);
-    for (size_t b = 4096; b <= BENCH_MAX_MSG && bench_wants("put_bw"); b *= 4) {
+    for (size_t b = 4096; b <= BENCH_MAX_MSG; b *= 4) {
+        if (!bench_wants_size("put_bw", b))
+            continue;
         long iters = bench_iters(b, 256e6 * scale, 20, 100000);
         /* Trials of put and of memcpy alternate, so that both see the same
          * machine (this one changes speed from minute to minute). */

@@ -61,6 +61,8 @@ _Static_assert(sizeof(struct aos__line_word) == AOS__LINE, "line word is one lin
  * writers bump to wake sleepers; `sleepers` counts the threads sleeping (or
  * about to), and [watch_lo, watch_hi) is the arena range they wait on, so
  * writers elsewhere need not wake them (several sleepers watch everything).
+ * A lone sleeper on one word of its own arena also leaves the value it saw
+ * in `watch_seen`, for rings that cannot name what changed (core/wait.c).
  * The doorbell has its own line: every writer reads the sleepers line, only
  * waking writers touch the doorbell. */
 struct aos__bell {
@@ -70,10 +72,13 @@ struct aos__bell {
     uint32_t pad1;
     uint64_t watch_lo;
     uint64_t watch_hi;
-    uint64_t pad2[AOS__LINE / 8 - 3];
+    uint64_t watch_seen;
+    uint64_t pad2[AOS__LINE / 8 - 4];
 };
 _Static_assert(sizeof(struct aos__bell) == 2 * AOS__LINE, "a bell is two lines");
 _Static_assert(offsetof(struct aos__bell, sleepers) == AOS__LINE, "sleepers on line 2");
+_Static_assert(offsetof(struct aos__bell, watch_seen) == AOS__LINE + 24,
+               "the watch on the sleepers' line");
 
 /* Remote keys of my arena published for the network transport, read by
  * peers with a get (the fixed part's key comes with the address exchange),

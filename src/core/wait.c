@@ -27,12 +27,31 @@ static inline int poll_ready(aos__ready_fn ready, const void *ctx)
  * watch and rings, or the waiter's ready() sees the data (a writer reading a
  * stale watch has missed the waiter's stores, so the waiter sees its data).
  * A ring after `seq` was read makes futex_wait return at once. */
+static struct aos__bell *my_bell(void)
+{
+    return &aos__rt.peers[aos__rt.me].header->bell;
+}
+
+/* The word a lone sleeper on my bell watches, or NULL: the watch is not
+ * one aligned word of my arena. */
+static const uint64_t *watched_word(const struct aos__bell *h, uint64_t lo, uint64_t hi)
+{
+    if (h != my_bell() || hi - lo != 8 || lo % 8 != 0)
+        return NULL;
+    return (const uint64_t *)(void *)(aos__rt.my_base + lo);
+}
+
 static void announce(struct aos__bell *h, struct aos__watch w)
 {
     uint32_t before = aos__fetch_add_seq_cst(&h->sleepers, 1);
     if (before != 0)
         w = AOS__WATCH_ALL; /* another thread sleeps too: wake for anything */
-    /* Relaxed: published to writers by the seq_cst fence that follows. */
+    /* Relaxed, all three: published to writers by the seq_cst fence that
+     * follows. The value is read before that fence, so the ready() after
+     * it sees it or a later one (aos__bell_ring_applied). */
+    const uint64_t *word = watched_word(h, w.lo, w.hi);
+    if (word != NULL)
+        aos__store_relaxed(&h->watch_seen, aos__load_relaxed(word));
     aos__store_relaxed(&h->watch_lo, w.lo);
     aos__store_relaxed(&h->watch_hi, w.hi);
 }
@@ -54,7 +73,28 @@ void aos__bell_ring(struct aos__bell *b, uint64_t lo, uint64_t hi, int wake_all)
 
 void aos__bell_ring_mine(void)
 {
-    aos__bell_ring(&aos__rt.peers[aos__rt.me].header->bell, 0, UINT64_MAX, 1);
+    aos__bell_ring(my_bell(), 0, UINT64_MAX, 1);
+}
+
+void aos__bell_ring_applied(uint64_t lo, uint64_t hi)
+{
+    struct aos__bell *b = my_bell();
+    aos__fence_seq_cst(); /* the writer's half of the sleep protocol, as above */
+    /* Relaxed, as in aos__bell_ring. A lone sleeper whose word still holds
+     * the value it read before its fence has nothing new to see: either
+     * this thread saw its announcement, and then the writes applied before
+     * this call came after that read (or it saw them), or its ready() after
+     * its fence sees them. Its ready() depends on that word alone (what
+     * the watch says), so an unchanged value leaves it as false as it was.
+     * Torn reads of the watch mix two announcements only when this thread
+     * missed the later one, whose ready() then sees the writes. */
+    if (aos__load_relaxed(&b->sleepers) == 1) {
+        const uint64_t *word = watched_word(b, aos__load_relaxed(&b->watch_lo),
+                                            aos__load_relaxed(&b->watch_hi));
+        if (word != NULL && aos__load_relaxed(word) == aos__load_relaxed(&b->watch_seen))
+            return;
+    }
+    aos__bell_ring(b, lo, hi, 1);
 }
 
 /* AOS__POLLS_PER_PAUSE (core/wait.h): spinning checks what it waits for

@@ -1,6 +1,7 @@
 /* Every write that may end a wait wakes a waiter asleep in the kernel: each
  * kind of write (blocking and event puts, fetching and posted atomics, with
- * and without quiet) reaches a PE that went to sleep long before it, once
+ * and without quiet, and one after a write that left the word as it was)
+ * reaches a PE that went to sleep long before it, once
  * with the waiter's PE otherwise idle and once with another of its threads
  * driving progress meanwhile (blocking gets in a loop), which over the
  * network is the thread that applies the write. A waiter looks again only
@@ -16,7 +17,7 @@
 
 #include "../common/check.h"
 
-#define KINDS 7
+#define KINDS 8
 #define WRITE_DELAY_US 100000         /* the waiter is long asleep by then */
 #define WAIT_LIMIT_S 5.0               /* half the sleep slice */
 
@@ -69,9 +70,18 @@ static void write_word(int pe, int kind, uint64_t value, aos_event_t *ev)
     case 5: /* posted, completed by the barrier that follows */
         CHECK_OK(aos_amo_post_sym(pe, &word, AOS_AMO_ADD, AOS_AMO_U64, 1));
         break;
-    default: /* with an event nobody waits for: the barrier completes it */
+    case 6: /* with an event nobody waits for: the barrier completes it */
         CHECK_OK(aos_putmem(pe, &word, &value, sizeof value, ev));
         break;
+    default: {
+        /* First a write that changes nothing: a sleeper may stay asleep
+         * through it (core/wait.c), but not through the one that follows. */
+        uint64_t same = value - 1;
+        CHECK_OK(aos_putmem(pe, &word, &same, sizeof same, NULL));
+        usleep(WRITE_DELAY_US);
+        CHECK_OK(aos_putmem(pe, &word, &value, sizeof value, NULL));
+        break;
+    }
     }
 }
 

@@ -56,8 +56,7 @@ static struct aos__bell *my_bell(void)
 
 void aos__ucx_ring(uint64_t lo, uint64_t hi)
 {
-    aos__fence_seq_cst(); /* the writer's half of the sleep protocol (core/wait.c) */
-    aos__bell_ring(my_bell(), lo, hi, 1);
+    aos__bell_ring_applied(lo, hi); /* the writer's half of the sleep protocol */
 }
 
 void aos__ucx_ring_all(void)

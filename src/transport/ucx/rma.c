@@ -165,7 +165,11 @@ static int pieces(int put, char *local, int pe, uint64_t off, size_t len, struct
             rc = aos__ucx_wait(q, what, pe);
         } else if (f->held) {
             ucp_request_free(q); /* a freed request still completes */
-            aos__ucx_issued();
+            /* A turn per request left in flight moves it on while the
+             * program issues more, and shows the progress thread that the
+             * program drives the worker (thread.c): a stream of held puts
+             * is not left to the two of them taking turns at UCP's lock. */
+            (void)aos__ucx_drive_once();
         } else {
             f->req[f->count++] = q;
             if (f->count == INFLIGHT_MAX)
