@@ -56,6 +56,19 @@ static void announce(struct aos__bell *h, struct aos__watch w)
     aos__store_relaxed(&h->watch_hi, w.hi);
 }
 
+/* The sleeper leaves: it first widens the watch to everything, so that a
+ * sleeper that stays is never judged by this one's watch. Two announcing
+ * at once may leave the later announcer's stores under the earlier one's
+ * (relaxed, from two threads), and a departure without this would leave
+ * the bell describing a thread that is gone. Relaxed: published by the
+ * release of the decrement, which aos__bell_ring_applied acquires. */
+static void depart(struct aos__bell *h)
+{
+    aos__store_relaxed(&h->watch_lo, 0);
+    aos__store_relaxed(&h->watch_hi, UINT64_MAX);
+    aos__fetch_sub_seq_cst(&h->sleepers, 1);
+}
+
 void aos__bell_ring(struct aos__bell *b, uint64_t lo, uint64_t hi, int wake_all)
 {
     /* Relaxed: ordered after the caller's writes by its seq_cst barrier, which
@@ -80,15 +93,18 @@ void aos__bell_ring_applied(uint64_t lo, uint64_t hi)
 {
     struct aos__bell *b = my_bell();
     aos__fence_seq_cst(); /* the writer's half of the sleep protocol, as above */
-    /* Relaxed, as in aos__bell_ring. A lone sleeper whose word still holds
-     * the value it read before its fence has nothing new to see: either
-     * this thread saw its announcement, and then the writes applied before
-     * this call came after that read (or it saw them), or its ready() after
-     * its fence sees them. Its ready() depends on that word alone (what
-     * the watch says), so an unchanged value leaves it as false as it was.
-     * Torn reads of the watch mix two announcements only when this thread
-     * missed the later one, whose ready() then sees the writes. */
-    if (aos__load_relaxed(&b->sleepers) == 1) {
+    /* A lone sleeper whose word still holds the value it read before its
+     * fence has nothing new to see: either this thread saw its
+     * announcement, and then the writes applied before this call came
+     * after that read (or it saw them), or its ready() after its fence
+     * sees them. A one-word watch promises that only a change of that word
+     * can make ready() true (core/wait.h), so an unchanged value leaves it
+     * as false as it was. Acquire: pairs with the decrement of a departing
+     * sleeper, whose widened watch is then seen (depart); the fields read
+     * after it are relaxed, as in aos__bell_ring. Fields that mix two
+     * announcements come from a sleeper this thread missed, whose ready()
+     * then sees the writes, or from two sleepers, not one. */
+    if (aos__load_acquire(&b->sleepers) == 1) {
         const uint64_t *word = watched_word(b, aos__load_relaxed(&b->watch_lo),
                                             aos__load_relaxed(&b->watch_hi));
         if (word != NULL && aos__load_relaxed(word) == aos__load_relaxed(&b->watch_seen))
@@ -121,17 +137,17 @@ static int sleep_until(struct aos__bell *h, aos__ready_fn ready, const void *ctx
         aos__fence_seq_cst(); /* pairs with the writer's fence in wake_now/flush */
         uint32_t seq = aos__load_seq_cst(&h->doorbell);
         if (poll_ready(ready, ctx)) {
-            aos__fetch_sub_seq_cst(&h->sleepers, 1);
+            depart(h);
             return AOS_OK;
         }
         uint64_t now = aos__now_ns();
         if (now >= deadline) {
-            aos__fetch_sub_seq_cst(&h->sleepers, 1);
+            depart(h);
             return AOS_ERR_TIMEOUT;
         }
         uint64_t left = deadline - now;
         aos__futex_wait(&h->doorbell, seq, left < slice ? left : slice);
-        aos__fetch_sub_seq_cst(&h->sleepers, 1);
+        depart(h);
         if (poll_ready(ready, ctx))
             return AOS_OK;
         if (aos__handlers_run_here != served)

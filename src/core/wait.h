@@ -14,7 +14,11 @@
 typedef int (*aos__ready_fn)(const void *ctx);
 
 /* The part of my arena whose writes can make a wait's condition true;
- * writers elsewhere do not wake the waiter. */
+ * writers elsewhere do not wake the waiter. A watch of one aligned word
+ * promises more: ready() turns true only when that word's value changes
+ * (or by the waiter's own progress, which its polls see), so a lone
+ * sleeper on it sleeps through network writes that leave it as it was
+ * (aos__bell_ring_applied). */
 struct aos__watch {
     uint64_t lo, hi; /* arena offsets, [lo, hi) */
 };

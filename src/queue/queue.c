@@ -511,11 +511,21 @@ int aos_try_dequeue(aos_queue_t *q, void *item)
     return rc;
 }
 
+/* What aos_dequeue waits for: the item at position pos, or the head moving
+ * past it (this thread's progress or another consumer took it), after which
+ * it watches the new head's slot. */
+struct item_wait {
+    const aos_queue_t *q;
+    uint64_t pos;
+};
+
 static int item_ready(const void *ctx)
 {
-    const aos_queue_t *q = ctx;
-    uint64_t pos = aos__load_relaxed(&q->head); /* relaxed: see dequeue_once */
-    return aos__load_acquire(slot_seq(q, pos)) == 2 * pos + 1; /* as dequeue_once */
+    const struct item_wait *w = ctx;
+    /* Relaxed: see dequeue_once. */
+    if (aos__load_relaxed(&w->q->head) != w->pos)
+        return 1;
+    return aos__load_acquire(slot_seq(w->q, w->pos)) == 2 * w->pos + 1; /* as dequeue_once */
 }
 
 int aos_dequeue(aos_queue_t *q, void *item)
@@ -524,8 +534,9 @@ int aos_dequeue(aos_queue_t *q, void *item)
         int rc = aos_try_dequeue(q, item);
         if (rc != AOS_ERR_AGAIN)
             return rc;
-        uint64_t off = slot_seq_off(q, aos__load_relaxed(&q->head)); /* as item_ready */
-        rc = aos__wait(item_ready, q, AOS__FOREVER, (struct aos__watch){off, off + 8});
+        struct item_wait w = {q, aos__load_relaxed(&q->head)}; /* relaxed: as item_ready */
+        uint64_t off = slot_seq_off(q, w.pos);
+        rc = aos__wait(item_ready, &w, AOS__FOREVER, (struct aos__watch){off, off + 8});
         if (rc != AOS_OK)
             return rc;
     }

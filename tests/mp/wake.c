@@ -8,8 +8,9 @@
  * every AOS_SLEEP_US, set here to its largest, 10 s: a missed wake shows as
  * a wait of about 10 s instead of the writer's delay (0.1 s), which fails
  * the check of the time waited (under 5 s, so that a loaded machine does not
- * fail it). Each waiter's writer is on another node in the off-node runs:
- * PE i < n/2 waits for PE i + n/2. */
+ * fail it). Last, a blocking dequeue behind an asynchronous one wakes for
+ * the second of two items. Each waiter's writer is on another node in the
+ * off-node runs: PE i < n/2 waits for PE i + n/2. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -85,6 +86,46 @@ static void write_word(int pe, int kind, uint64_t value, aos_event_t *ev)
     }
 }
 
+/* A dequeue that sleeps while the item before it completes an earlier
+ * asynchronous dequeue (its own progress moves the head past the slot it
+ * watched) wakes for the next item. Each waiter owns a queue (key = its
+ * PE); its partner enqueues two items WRITE_DELAY_US apart. */
+static void dequeue_after_async(int me, int partner, int waiter, int paired)
+{
+    aos_queue_t *mine = NULL, *theirs = NULL;
+    if (paired && waiter)
+        CHECK_OK(aos_queue_create((uint64_t)me, sizeof(uint64_t), 8, &mine));
+    CHECK_OK(aos_barrier_all());
+    if (paired && !waiter)
+        CHECK_OK(aos_queue_attach(partner, (uint64_t)partner, &theirs));
+    CHECK_OK(aos_barrier_all());
+    if (paired && !waiter) {
+        for (uint64_t v = 1; v <= 2; v++) {
+            usleep(WRITE_DELAY_US);
+            CHECK_OK(aos_enqueue(theirs, &v));
+        }
+        CHECK_OK(aos_queue_detach(theirs));
+    } else if (paired) {
+        uint64_t first = 0, second = 0;
+        aos_event_t *ev;
+        CHECK_OK(aos_event_create(&ev));
+        CHECK_OK(aos_dequeue_async(mine, &first, ev));
+        double t0 = now_s();
+        CHECK_OK(aos_dequeue(mine, &second));
+        double waited = now_s() - t0;
+        if (waited >= WAIT_LIMIT_S)
+            fprintf(stderr, "PE %d: the second item did not wake my dequeue (%.1f s)\n", me,
+                    waited);
+        CHECK(waited < WAIT_LIMIT_S);
+        CHECK_OK(aos_event_wait(ev));
+        CHECK(first == 1 && second == 2);
+        CHECK_OK(aos_event_destroy(ev));
+    }
+    CHECK_OK(aos_barrier_all());
+    if (mine != NULL)
+        CHECK_OK(aos_queue_destroy(mine));
+}
+
 int main(void)
 {
     setenv("AOS_SLEEP_US", "10000000", 1);
@@ -127,6 +168,7 @@ int main(void)
             CHECK(pthread_join(thread, NULL) == 0);
         }
     }
+    dequeue_after_async(me, partner, waiter, paired);
     CHECK_OK(aos_event_destroy(ev));
     return aos_finalize();
 }
