@@ -390,14 +390,18 @@ static void all_metrics(double scale)
     /* A notified put in UCP is the ping-pong's put, flag put and flush. */
     double v[TRIALS];
     long n = (long)(20000 * scale) + 10;
-    for (int k = 0; k < TRIALS && bench_wants("notify_pingpong"); k++)
-        v[k] = pingpong(8, n);
-    if (me == 0 && bench_wants("notify_pingpong"))
-        bench_report("notify_pingpong", 8, bench_median(v, TRIALS) * 1e6, "us");
-    for (int k = 0; k < TRIALS && bench_wants("rpc_null_rtt"); k++)
-        v[k] = am_round_trip(n);
-    if (me == 0 && bench_wants("rpc_null_rtt"))
-        bench_report("rpc_null_rtt", 0, bench_median(v, TRIALS) * 1e6, "us");
+    if (bench_wants("notify_pingpong")) {
+        for (int k = 0; k < TRIALS; k++)
+            v[k] = pingpong(8, n);
+        if (me == 0)
+            bench_report("notify_pingpong", 8, bench_median(v, TRIALS) * 1e6, "us");
+    }
+    if (bench_wants("rpc_null_rtt")) {
+        for (int k = 0; k < TRIALS; k++)
+            v[k] = am_round_trip(n);
+        if (me == 0)
+            bench_report("rpc_null_rtt", 0, bench_median(v, TRIALS) * 1e6, "us");
+    }
 }
 
 int main(int argc, char **argv)

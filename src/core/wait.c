@@ -17,16 +17,6 @@ static inline int poll_ready(aos__ready_fn ready, const void *ctx)
     return ready(ctx);
 }
 
-/* Sleep protocol on a bell: the waiter's half is announce + sleep_until, the
- * writer's half aos__bell_ring.
- *   waiter: sleepers++; watch = range; fence; seq = doorbell;
- *           if ready: leave; futex_wait(seq)
- *   writer: write data; fence; if sleepers and the write meets watch:
- *           doorbell++; futex_wake
- * With both fences seq_cst, either the writer sees the waiter's sleepers and
- * watch and rings, or the waiter's ready() sees the data (a writer reading a
- * stale watch has missed the waiter's stores, so the waiter sees its data).
- * A ring after `seq` was read makes futex_wait return at once. */
 static struct aos__bell *my_bell(void)
 {
     return &aos__rt.peers[aos__rt.me].header->bell;
@@ -41,6 +31,16 @@ static const uint64_t *watched_word(const struct aos__bell *h, uint64_t lo, uint
     return (const uint64_t *)(void *)(aos__rt.my_base + lo);
 }
 
+/* Sleep protocol on a bell: the waiter's half is announce + sleep_until, the
+ * writer's half aos__bell_ring.
+ *   waiter: sleepers++; watch = range; fence; seq = doorbell;
+ *           if ready: leave; futex_wait(seq)
+ *   writer: write data; fence; if sleepers and the write meets watch:
+ *           doorbell++; futex_wake
+ * With both fences seq_cst, either the writer sees the waiter's sleepers and
+ * watch and rings, or the waiter's ready() sees the data (a writer reading a
+ * stale watch has missed the waiter's stores, so the waiter sees its data).
+ * A ring after `seq` was read makes futex_wait return at once. */
 static void announce(struct aos__bell *h, struct aos__watch w)
 {
     uint32_t before = aos__fetch_add_seq_cst(&h->sleepers, 1);
@@ -228,7 +228,7 @@ int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
 int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
               struct aos__watch watch)
 {
-    return aos__wait_bell(&aos__rt.peers[aos__rt.me].header->bell, ready, ctx, timeout_ns,
+    return aos__wait_bell(my_bell(), ready, ctx, timeout_ns,
                           watch);
 }
 

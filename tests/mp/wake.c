@@ -46,6 +46,15 @@ static void *drive(void *p)
     return NULL;
 }
 
+/* Fails the test when a wait of `waited` seconds outlasted the writer's
+ * delay so far that only the sleep slice can have ended it. */
+static void check_woken(int me, double waited, const char *what)
+{
+    if (waited >= WAIT_LIMIT_S)
+        fprintf(stderr, "PE %d: %s did not wake me (%.1f s)\n", me, what, waited);
+    CHECK(waited < WAIT_LIMIT_S);
+}
+
 /* Writes word at pe to `value` (one more than before) by kind. */
 static void write_word(int pe, int kind, uint64_t value, aos_event_t *ev)
 {
@@ -112,11 +121,7 @@ static void dequeue_after_async(int me, int partner, int waiter, int paired)
         CHECK_OK(aos_dequeue_async(mine, &first, ev));
         double t0 = now_s();
         CHECK_OK(aos_dequeue(mine, &second));
-        double waited = now_s() - t0;
-        if (waited >= WAIT_LIMIT_S)
-            fprintf(stderr, "PE %d: the second item did not wake my dequeue (%.1f s)\n", me,
-                    waited);
-        CHECK(waited < WAIT_LIMIT_S);
+        check_woken(me, now_s() - t0, "the second item of my dequeue");
         CHECK_OK(aos_event_wait(ev));
         CHECK(first == 1 && second == 2);
         CHECK_OK(aos_event_destroy(ev));
@@ -154,11 +159,10 @@ int main(void)
             } else {
                 double t0 = now_s();
                 CHECK_OK(aos_wait_until_u64(&word, AOS_CMP_GE, value));
-                double waited = now_s() - t0;
-                if (waited >= WAIT_LIMIT_S)
-                    fprintf(stderr, "PE %d: write kind %d%s did not wake me (%.1f s)\n", me,
-                            kind, driven ? " with a driving thread" : "", waited);
-                CHECK(waited < WAIT_LIMIT_S);
+                char what[64];
+                snprintf(what, sizeof what, "write kind %d%s", kind,
+                         driven ? " with a driving thread" : "");
+                check_woken(me, now_s() - t0, what);
                 CHECK(__atomic_load_n(&word, __ATOMIC_ACQUIRE) == value);
             }
             CHECK_OK(aos_barrier_all());
