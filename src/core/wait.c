@@ -17,7 +17,7 @@ static inline int poll_ready(aos__ready_fn ready, const void *ctx)
     return ready(ctx);
 }
 
-static struct aos__bell *my_bell(void)
+struct aos__bell *aos__my_bell(void)
 {
     return &aos__rt.peers[aos__rt.me].header->bell;
 }
@@ -26,7 +26,7 @@ static struct aos__bell *my_bell(void)
  * one aligned word of my arena. */
 static const uint64_t *watched_word(const struct aos__bell *h, uint64_t lo, uint64_t hi)
 {
-    if (h != my_bell() || hi - lo != 8 || lo % 8 != 0)
+    if (h != aos__my_bell() || hi - lo != 8 || lo % 8 != 0)
         return NULL;
     return (const uint64_t *)(void *)(aos__rt.my_base + lo);
 }
@@ -86,12 +86,12 @@ void aos__bell_ring(struct aos__bell *b, uint64_t lo, uint64_t hi, int wake_all)
 
 void aos__bell_ring_mine(void)
 {
-    aos__bell_ring(my_bell(), 0, UINT64_MAX, 1);
+    aos__bell_ring(aos__my_bell(), 0, UINT64_MAX, 1);
 }
 
 void aos__bell_ring_applied(uint64_t lo, uint64_t hi)
 {
-    struct aos__bell *b = my_bell();
+    struct aos__bell *b = aos__my_bell();
     aos__fence_seq_cst(); /* the writer's half of the sleep protocol, as above */
     /* A lone sleeper whose word still holds the value it read before its
      * fence has nothing new to see: either this thread saw its
@@ -228,7 +228,7 @@ int aos__wait_bell(struct aos__bell *bell, aos__ready_fn ready, const void *ctx,
 int aos__wait(aos__ready_fn ready, const void *ctx, uint64_t timeout_ns,
               struct aos__watch watch)
 {
-    return aos__wait_bell(my_bell(), ready, ctx, timeout_ns,
+    return aos__wait_bell(aos__my_bell(), ready, ctx, timeout_ns,
                           watch);
 }
 

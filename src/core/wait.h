@@ -45,13 +45,16 @@ int aos__wait_arena_word(uint64_t off, uint64_t value);
  * wakes the bell's sleepers if they watch that range (all of them, or one
  * when any one of them can use what was written). */
 void aos__bell_ring(struct aos__bell *bell, uint64_t lo, uint64_t hi, int wake_all);
-/* The same on my own bell, for every sleeper whatever it watches: what a
- * message handler uses, its write possibly ending any wait of this PE. */
+/* aos__bell_ring on my own bell, for every sleeper whatever it watches:
+ * what a message handler uses, its write possibly ending any wait of this
+ * PE. */
 void aos__bell_ring_mine(void);
 /* The same, with its fence, by a thread of mine that applied writes whose
  * places it cannot name (the network's, which this CPU applies): a lone
  * sleeper whose one watched word still holds what it saw is left asleep. */
 void aos__bell_ring_applied(uint64_t lo, uint64_t hi);
+/* My PE's own bell, in my arena's header: writers into my arena ring it. */
+struct aos__bell *aos__my_bell(void);
 
 /* Drives everything that completes in the background: the transport's
  * deferred work and pending requests such as asynchronous dequeues. Called

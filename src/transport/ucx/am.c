@@ -49,11 +49,6 @@ int aos__ucx_in_handler(void)
     return in_handler;
 }
 
-static struct aos__bell *my_bell(void)
-{
-    return &aos__rt.peers[aos__rt.me].header->bell;
-}
-
 void aos__ucx_ring(uint64_t lo, uint64_t hi)
 {
     aos__bell_ring_applied(lo, hi); /* the writer's half of the sleep protocol */
@@ -116,7 +111,7 @@ static void put_signal(const struct am_header *h, const char *data, size_t len)
     memcpy(aos__rt.my_base + at, data + sizeof at, n);
     store_signal(h->a, h->b);
     uint64_t lo = at < h->a ? at : h->a, hi = at + n > h->a + 8 ? at + n : h->a + 8;
-    aos__bell_ring(my_bell(), lo, hi, 1);
+    aos__bell_ring(aos__my_bell(), lo, hi, 1);
 }
 
 static ucs_status_t on_message(void *arg, const void *header, size_t header_len, void *data,
@@ -137,7 +132,7 @@ static ucs_status_t on_message(void *arg, const void *header, size_t header_len,
     case AOS__UCX_SIGNAL:
         if (word_ok(h.a)) {
             store_signal(h.a, h.b);
-            aos__bell_ring(my_bell(), h.a, h.a + 8, 1);
+            aos__bell_ring(aos__my_bell(), h.a, h.a + 8, 1);
         }
         break;
     case AOS__UCX_PUT_SIGNAL: put_signal(&h, data, len); break;
