@@ -569,7 +569,9 @@ int aos_mbox_try_read(aos_mbox_t *mb, void *msg);
  * which goes straight from the sender's buffer into the receiver's (one
  * copy, no intermediate buffer). The receiver's buffer must be memory other
  * PEs reach: symmetric memory, a segment of its own (aos_seg_ptr) or a
- * buffer published with aos_seg_create_from (else AOS_ERR_NOT_SYMMETRIC). */
+ * buffer published with aos_seg_create_from (else AOS_ERR_NOT_SYMMETRIC),
+ * and [buf, buf + cap) must lie within that one object (else
+ * AOS_ERR_BOUNDS). */
 typedef struct aos_portal aos_portal_t;
 int aos_portal_create(uint32_t port, aos_portal_t **p);
 int aos_portal_open(int receiver, uint32_t port, aos_portal_t **p);

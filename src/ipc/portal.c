@@ -312,13 +312,12 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
         return AOS_ERR_NULL;
     if (ev != NULL && ev->magic != AOS__EVENT_MAGIC)
         return AOS_ERR_INVALID;
-    /* The range's last byte, in integers: cap may run past any object, or
-     * past the end of the address space (then the range is nobody's). */
-    uintptr_t end = (uintptr_t)buf + (cap - 1);
-    uint64_t lo = 0, last = 0;
-    if (cap != 0 && (end < (uintptr_t)buf || !aos__local_arena_off(buf, &lo) ||
-                     !aos__local_arena_off((const void *)end, &last) || last - lo != cap - 1))
-        return AOS_ERR_NOT_SYMMETRIC; /* no other PE can reach that memory */
+    /* The sender writes the whole range: it must lie in one object of the
+     * user's that other PEs reach, never into the next one or aos's own. */
+    uint64_t lo = 0;
+    rc = cap != 0 ? aos__local_user_range(buf, cap, &lo) : AOS_OK;
+    if (rc != AOS_OK)
+        return rc;
     struct read_op *r = NULL;
     if (ev != NULL) {
         r = malloc(sizeof *r);

@@ -62,6 +62,17 @@ int aos__local_arena_off(const void *p, uint64_t *off);
  * their contents are kept, their address stays the same. */
 int aos__remap_into_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
                           uint64_t arena_off);
+/* Whether arena range [off, off + len) of mine lies in one live segment of
+ * mine with a user's key: AOS_OK; AOS_ERR_BOUNDS when it starts in one and
+ * runs past its end; else AOS_ERR_NOT_SYMMETRIC (segment.c). */
+int aos__own_segment_range(uint64_t off, uint64_t len);
+/* Where local memory [p, p + len) lies in my arena, if all of it lies in
+ * one object a user may hand to other PEs to write: the symmetric heap's
+ * allocated part, static data, or one of my segments (its arena view or
+ * the buffer it was created from). AOS_OK and *off; AOS_ERR_BOUNDS when the
+ * range starts in one and runs past its end; else AOS_ERR_NOT_SYMMETRIC
+ * (aos's own objects in my arena included). */
+int aos__local_user_range(const void *p, size_t len, uint64_t *off);
 /* Where buffer address a, published in place (aos_seg_create_from), lives
  * in my arena: 1 and *off, else 0 (segment.c, under its lock). */
 int aos__remap_find(uintptr_t a, uint64_t *off);

@@ -572,6 +572,21 @@ int aos__remap_meets(uintptr_t a, size_t len, uint64_t off, uint64_t olen)
     return meets;
 }
 
+int aos__own_segment_range(uint64_t off, uint64_t len)
+{
+    int rc = AOS_ERR_NOT_SYMMETRIC;
+    pthread_mutex_lock(&seg_lock);
+    for (int i = 0; i < AOS__MAX_SEGMENTS && rc == AOS_ERR_NOT_SYMMETRIC; i++) {
+        const aos_seg_t *s = owned[i];
+        if (s == NULL || aos__key_reserved(s->key) || off < s->arena_off ||
+            off - s->arena_off >= s->size)
+            continue;
+        rc = len <= s->size - (off - s->arena_off) ? AOS_OK : AOS_ERR_BOUNDS;
+    }
+    pthread_mutex_unlock(&seg_lock);
+    return rc;
+}
+
 int aos__remap_find(uintptr_t a, uint64_t *off)
 {
     if (aos__load_relaxed(&aos__rt.remaps) == NULL) /* relaxed: see create_in_place */

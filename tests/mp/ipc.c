@@ -10,6 +10,7 @@
  * sets at once. Bad input throughout. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../common/check.h"
@@ -193,6 +194,33 @@ static void close_while_writing(int me, int npes)
         CHECK_OK(aos_mbox_close(mb));
 }
 
+/* A receive buffer must lie in one object of the user's: a segment's tail
+ * with a larger capacity would let the sender write into whatever the
+ * arena holds next (the next segment, a queue of aos's). */
+static void test_portal_buffer_bounds(aos_portal_t *mine)
+{
+    size_t len;
+    aos_seg_t *seg, *from;
+    uint8_t *tail;
+    CHECK_OK(aos_seg_create(0x9041, 4096, AOS_PROTO_ALL, &seg));
+    CHECK_OK(aos_seg_ptr(seg, 4096 - 100, (void **)&tail));
+    CHECK_RC(aos_portal_read(mine, 0, tail, 2048, &len, NULL), AOS_ERR_BOUNDS);
+    CHECK_RC(aos_portal_read(mine, 0, tail, 101, &len, NULL), AOS_ERR_BOUNDS);
+    /* the buffer of a segment created in place, by its own address; the
+     * private memory before it is nobody's */
+    uint8_t *own = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+    CHECK(own != MAP_FAILED);
+    CHECK_OK(aos_seg_create_from(0x9042, own + 4096, 4096, AOS_PROTO_ALL, &from));
+    CHECK_RC(aos_portal_read(mine, 0, own + 4096 + 4000, 97, &len, NULL), AOS_ERR_BOUNDS);
+    CHECK_RC(aos_portal_read(mine, 0, own, 16, &len, NULL), AOS_ERR_NOT_SYMMETRIC);
+    CHECK_OK(aos_seg_destroy(from));
+    CHECK(munmap(own, 3 * 4096) == 0);
+    CHECK_OK(aos_seg_destroy(seg));
+    /* gone: its memory is nobody's now */
+    CHECK_RC(aos_portal_read(mine, 0, tail, 100, &len, NULL), AOS_ERR_NOT_SYMMETRIC);
+}
+
 static void test_portal(int me, int npes)
 {
     aos_portal_t *mine, **to = calloc((size_t)npes, sizeof *to);
@@ -213,16 +241,15 @@ static void test_portal(int me, int npes)
     CHECK_RC(aos_portal_read(mine, 0, stack_buf, sizeof stack_buf, &len, NULL),
              AOS_ERR_NOT_SYMMETRIC);
     CHECK_RC(aos_portal_read(mine, npes, rbuf, 8, &len, NULL), AOS_ERR_PE);
-    /* A capacity whose range wraps past the end of the address space, back
-     * into the heap: memory nobody reaches, and no permission is granted. */
-    CHECK_RC(aos_portal_read(mine, 0, rbuf, SIZE_MAX, &len, NULL), AOS_ERR_NOT_SYMMETRIC);
-    CHECK_RC(aos_portal_read(mine, 0, rbuf + 64, SIZE_MAX - 63, &len, NULL),
-             AOS_ERR_NOT_SYMMETRIC);
-    /* Up to the last byte of the address space, without wrapping. */
+    /* A capacity that runs past the heap, wrapping past the end of the
+     * address space back into the heap or not: no permission is granted. */
+    CHECK_RC(aos_portal_read(mine, 0, rbuf, SIZE_MAX, &len, NULL), AOS_ERR_BOUNDS);
+    CHECK_RC(aos_portal_read(mine, 0, rbuf + 64, SIZE_MAX - 63, &len, NULL), AOS_ERR_BOUNDS);
     CHECK_RC(aos_portal_read(mine, 0, rbuf, SIZE_MAX - (uintptr_t)rbuf + 1, &len, NULL),
-             AOS_ERR_NOT_SYMMETRIC);
+             AOS_ERR_BOUNDS);
     CHECK_RC(aos_portal_read(mine, 0, rbuf, (size_t)PTRDIFF_MAX + 1, &len, NULL),
-             AOS_ERR_NOT_SYMMETRIC);
+             AOS_ERR_BOUNDS);
+    test_portal_buffer_bounds(mine);
     CHECK_RC(aos_portal_read(mine, 0, rbuf, 8, NULL, NULL), AOS_ERR_NULL);
 
     /* Every PE sends every size to every PE, with events, in order per
@@ -279,8 +306,21 @@ static void test_portal(int me, int npes)
     CHECK_OK(aos_portal_write(to[right], big, sizeof big, NULL));
     CHECK_OK(aos_event_wait(rev));
     CHECK(len == sizeof big && pattern_check(segp, len, (unsigned)left) == len);
+    /* Into the last bytes of a buffer published in place, by its own
+     * address. */
+    uint8_t *pub = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(pub != MAP_FAILED);
+    aos_seg_t *from;
+    CHECK_OK(aos_seg_create_from(6, pub + 100, 8000, AOS_PROTO_RMA, &from));
+    uint8_t *tail = pub + 8100 - sizeof big;
+    CHECK_OK(aos_portal_read(mine, left, tail, sizeof big, &len, rev));
+    CHECK_OK(aos_portal_write(to[right], big, sizeof big, NULL));
+    CHECK_OK(aos_event_wait(rev));
+    CHECK(len == sizeof big && pattern_check(tail, len, (unsigned)left) == len);
     CHECK_OK(aos_event_destroy(rev));
     CHECK_OK(aos_barrier_all());
+    CHECK_OK(aos_seg_destroy(from));
+    CHECK(munmap(pub, 8192) == 0);
     CHECK_OK(aos_seg_destroy(seg));
 
     for (int pe = 0; pe < npes; pe++)
