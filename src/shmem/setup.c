@@ -24,8 +24,8 @@ static const char *advice(int rc)
         return "remote addresses must be symmetric: a global or static variable, or "
                "memory from shmem_malloc/shmem_calloc/shmem_align (not the stack or malloc)";
     case AOS_ERR_PE:
-        return "PE numbers run from 0 to shmem_n_pes()-1 (or the team's size - 1 for a "
-               "team context)";
+        return "PE numbers (a collective's root too) run from 0 to shmem_n_pes()-1, or "
+               "to the team's size - 1 where the routine takes a team or a team's context";
     case AOS_ERR_BOUNDS:
         return "the range runs past the symmetric memory in use (the end of the heap's "
                "highest block, or of the static data)";
