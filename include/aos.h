@@ -472,7 +472,8 @@ typedef struct aos_rpc_info {
  * A thread that waits inside a handler serves other calls on its stack, so
  * chains that run at once add up there, up to 4 * AOS_RPC_MAX_DEPTH
  * handlers; that deep it serves no more, and a handler there gets
- * AOS_ERR_INVALID too (its call could need this thread). */
+ * AOS_ERR_AGAIN from both (its call could need this thread; the chains
+ * running at once, not its own, put it there). */
 #define AOS_RPC_MAX_DEPTH 16
 typedef size_t (*aos_rpc_handler_t)(const aos_rpc_info_t *info, const void *args,
                                     size_t args_len, void *reply, size_t reply_cap);
