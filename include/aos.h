@@ -382,6 +382,9 @@ AOS__AMO_DECLARE_BOTH(uint64_t, u64)
 typedef struct aos_queue aos_queue_t;
 
 int aos_queue_create(uint64_t key, size_t item_size, size_t capacity, aos_queue_t **q);
+/* AOS_ERR_NO_KEY when the owner has no live queue with that key, also when
+ * the one found is destroyed during the attach; AOS_ERR_PROTOCOL when the
+ * key names a segment that is not a queue. */
 int aos_queue_attach(int owner, uint64_t key, aos_queue_t **q);
 int aos_queue_detach(aos_queue_t *q);
 /* Owner only; pending asynchronous dequeues must have completed. */

@@ -230,6 +230,12 @@ static int check_create(size_t size, unsigned protocols, aos_seg_t **seg)
 
 int aos__seg_create_any(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg)
 {
+    return aos__seg_create_init(key, size, protocols, NULL, NULL, seg);
+}
+
+int aos__seg_create_init(uint64_t key, size_t size, unsigned protocols, aos__seg_init_fn init,
+                         const void *ctx, aos_seg_t **seg)
+{
     int rc = check_create(size, protocols, seg);
     if (rc != AOS_OK)
         return rc;
@@ -245,6 +251,8 @@ int aos__seg_create_any(uint64_t key, size_t size, unsigned protocols, aos_seg_t
     /* Fresh ranges are zero: destroy punches its pages out of the memfd.
      * Registered for the network before peers can find it. */
     rc = aos__expose(off, len);
+    if (rc == AOS_OK && init != NULL)
+        init(aos__rt.my_base + off, ctx); /* published by publish's release */
     if (rc == AOS_OK)
         rc = publish(key, off, size, protocols, NULL, seg);
     if (rc != AOS_OK)
@@ -430,6 +438,19 @@ static int attach_remote(int owner, uint64_t key, aos_seg_t **seg)
     }
     free(dir);
     return rc != AOS_OK ? rc : AOS_ERR_NO_KEY;
+}
+
+int aos__seg_gone(const aos_seg_t *seg)
+{
+    if (seg->entry_writers != NULL) /* on-node: the entry itself */
+        return aos__load_acquire(seg->entry_state) != seg->state; /* pairs with unpublish */
+    uint64_t state;
+    uint64_t at = offsetof(struct aos__arena_header, segments) +
+                  (uint64_t)seg->index * sizeof(struct aos__seg_entry) +
+                  offsetof(struct aos__seg_entry, state);
+    if (aos__tp(seg->owner)->get(&state, seg->owner, at, sizeof state, NULL) != AOS_OK)
+        return 1; /* the owner is unreachable: gone to us */
+    return state != seg->state;
 }
 
 int aos__seg_attach_any(int owner, uint64_t key, aos_seg_t **seg)

@@ -35,7 +35,18 @@ static inline int aos__key_reserved(uint64_t key)
 
 /* create/attach without the reserved-key check, for aos's own segments */
 int aos__seg_create_any(uint64_t key, size_t size, unsigned protocols, aos_seg_t **seg);
+/* The same, with init(mem, ctx) run on the segment's fresh (zeroed) memory
+ * before any PE can find it: an attacher never sees an object half made.
+ * It runs under the segment lock: it must not call aos. */
+typedef void (*aos__seg_init_fn)(void *mem, const void *ctx);
+int aos__seg_create_init(uint64_t key, size_t size, unsigned protocols, aos__seg_init_fn init,
+                         const void *ctx, aos_seg_t **seg);
 int aos__seg_attach_any(int owner, uint64_t key, aos_seg_t **seg);
+/* 1 when the owner's directory no longer holds this segment (destroyed, or
+ * its owner unreachable), read there and then: by load on its node, by get
+ * from another (no mirror, which may lag). For an attacher that found the
+ * object inside unexpected: gone since, or never what it was taken for. */
+int aos__seg_gone(const aos_seg_t *seg);
 
 /* Checks an access of len bytes at offset with protocol proto and gives the
  * arena offset. Order of checks: handle, init, protocol, liveness, bounds. */

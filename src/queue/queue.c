@@ -73,6 +73,16 @@ static int check_queue(const aos_queue_t *q)
     return aos__seg_access(q->seg, 0, 0, AOS_PROTO_QUEUE, &off);
 }
 
+/* The segment found by key holds no queue: a queue is whole before its
+ * segment is published (init_queue), so either it was destroyed since it
+ * was found (its memory zeroed), and then there is no such queue now, or
+ * the segment was never a queue (one of the user's, made with
+ * AOS_PROTO_QUEUE). */
+static int not_a_queue(const aos_seg_t *seg)
+{
+    return aos__seg_gone(seg) ? AOS_ERR_NO_KEY : AOS_ERR_PROTOCOL;
+}
+
 /* A producer's handle on a queue of another node: the geometry read once
  * by a get; items go by message (queue_net.c). */
 static int open_remote(aos_seg_t *seg, aos_queue_t **out)
@@ -81,8 +91,8 @@ static int open_remote(aos_seg_t *seg, aos_queue_t **out)
     int rc = aos__tp(seg->owner)->get(&h, seg->owner, seg->arena_off, sizeof h, NULL);
     if (rc != AOS_OK)
         return rc;
-    if (h.magic != AOS__QUEUE_MAGIC) /* the get completed after create's release */
-        return AOS_ERR_PROTOCOL;
+    if (h.magic != AOS__QUEUE_MAGIC) /* see not_a_queue */
+        return not_a_queue(seg);
     aos_queue_t *q = aos__handle_alloc(sizeof *q);
     if (q == NULL)
         return AOS_ERR_NO_MEMORY;
@@ -106,8 +116,8 @@ static int open_handle(aos_seg_t *seg, int is_owner, aos_queue_t **out)
     if (rc != AOS_OK)
         return rc;
     struct aos__queue_header *h = p;
-    if (aos__load_acquire(&h->magic) != AOS__QUEUE_MAGIC) /* pairs with create's release */
-        return AOS_ERR_PROTOCOL;
+    if (aos__load_acquire(&h->magic) != AOS__QUEUE_MAGIC) /* pairs with init_queue's release */
+        return not_a_queue(seg);
     aos_queue_t *q = aos__handle_alloc(sizeof *q);
     if (q == NULL)
         return AOS_ERR_NO_MEMORY;
@@ -123,6 +133,24 @@ static int open_handle(aos_seg_t *seg, int is_owner, aos_queue_t **out)
                        .slot_size = h->slot_size};
     *out = q;
     return AOS_OK;
+}
+
+/* A fresh queue in the segment's memory, before any PE can find it: an
+ * attacher finds the queue whole or not at all. */
+static void init_queue(void *mem, const void *ctx)
+{
+    const struct aos__queue_header *shape = ctx;
+    struct aos__queue_header *h = mem;
+    h->capacity = shape->capacity;
+    h->item_size = shape->item_size;
+    h->slot_size = shape->slot_size;
+    h->tail = 0;
+    char *slots = (char *)mem + sizeof *h;
+    for (uint64_t i = 0; i < h->capacity; i++)
+        *(uint64_t *)(void *)(slots + i * h->slot_size) = 2 * i; /* slot i free for position i */
+    /* Release: producers that see the magic see the initialised slots
+     * (the segment's publication orders all of it for attachers too). */
+    aos__store_release(&h->magic, AOS__QUEUE_MAGIC);
 }
 
 int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
@@ -143,23 +171,11 @@ int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
         __builtin_add_overflow(bytes, sizeof(struct aos__queue_header), &bytes))
         return AOS_ERR_SIZE;
     aos_seg_t *seg;
-    int rc = aos__seg_create_any(key, bytes, AOS_PROTO_QUEUE, &seg);
+    const struct aos__queue_header shape = {
+        .capacity = capacity, .item_size = (uint32_t)item_size, .slot_size = (uint32_t)slot};
+    int rc = aos__seg_create_init(key, bytes, AOS_PROTO_QUEUE, init_queue, &shape, &seg);
     if (rc != AOS_OK)
         return rc;
-    void *p;
-    rc = aos__transport_shm.local_ptr(aos__rt.me, seg->arena_off, &p);
-    if (rc != AOS_OK)
-        goto fail_seg;
-    struct aos__queue_header *h = p;
-    h->capacity = capacity;
-    h->item_size = (uint32_t)item_size;
-    h->slot_size = (uint32_t)slot;
-    h->tail = 0;
-    char *slots = (char *)p + sizeof *h;
-    for (uint64_t i = 0; i < capacity; i++)
-        *(uint64_t *)(void *)(slots + i * slot) = 2 * i; /* slot i free for position i */
-    /* Release: producers that see the magic see the initialised slots. */
-    aos__store_release(&h->magic, AOS__QUEUE_MAGIC);
     rc = open_handle(seg, 1, q);
     if (rc != AOS_OK)
         goto fail_seg;

@@ -26,7 +26,12 @@
  * on to U with a plain store (its node's memory). U, having seen it, must
  * find its handle dead: the destroy came first, whatever path the news took.
  *
- * An argument (segment, queue, portal, relay) runs one case. */
+ * queue_attach: the other PEs attach to PE 0's queue in a loop while PE 0
+ * destroys and creates it again QA_ROUNDS times without pause: each attach
+ * finds the queue whole (then a try_enqueue works, finds it full, or finds
+ * it destroyed since) or finds no key, never a queue half made.
+ *
+ * An argument (segment, queue, queue_attach, portal, relay) runs one case. */
 #include <string.h>
 #include <time.h>
 
@@ -149,6 +154,49 @@ static void queue_case(int me)
     }
 }
 
+#define QA_ROUNDS 2000
+
+static void queue_attach_case(int me, int npes)
+{
+    uint64_t item[2] = {(uint64_t)me, 0};
+    aos_queue_t *q = NULL;
+    stop = 0;
+    if (me == 0)
+        CHECK_OK(aos_queue_create(QKEY, sizeof item, 2, &q));
+    CHECK_OK(aos_barrier_all());
+    if (me == 0) {
+        for (int r = 0; r < QA_ROUNDS; r++) {
+            CHECK_OK(aos_queue_destroy(q));
+            CHECK_OK(aos_queue_create(QKEY, sizeof item, 2, &q));
+            while (aos_try_dequeue(q, item) == AOS_OK)
+                ;
+        }
+        uint64_t one = 1;
+        for (int pe = 1; pe < npes; pe++)
+            CHECK_OK(aos_putmem(pe, &stop, &one, sizeof one, NULL));
+    } else {
+        long found = 0;
+        /* Relaxed: the flag only ends the loop. */
+        while (__atomic_load_n(&stop, __ATOMIC_RELAXED) == 0) {
+            aos_queue_t *h;
+            int rc = aos_queue_attach(0, QKEY, &h);
+            if (rc == AOS_ERR_NO_KEY)
+                continue; /* between a destroy and its create */
+            CHECK_RC(rc, AOS_OK);
+            found++;
+            rc = aos_try_enqueue(h, item);
+            if (rc != AOS_ERR_AGAIN && rc != AOS_ERR_DESTROYED)
+                CHECK_RC(rc, AOS_OK);
+            CHECK_OK(aos_queue_detach(h));
+        }
+        CHECK(found > 0 || npes > 2); /* (with many PEs a slow one may see none) */
+    }
+    CHECK_OK(aos_barrier_all());
+    if (me == 0)
+        CHECK_OK(aos_queue_destroy(q));
+    CHECK_OK(aos_barrier_all());
+}
+
 #define PORT 0x5e64u
 #define PORTAL_ROUNDS 3
 static char buf_a[64], buf_b[64]; /* PE 0's: where its portal reads go */
@@ -250,6 +298,8 @@ int main(int argc, char **argv)
         segment_epoch(me, npes);
     if (!*only || strcmp(only, "queue") == 0)
         queue_case(me);
+    if (!*only || strcmp(only, "queue_attach") == 0)
+        queue_attach_case(me, npes);
     if (!*only || strcmp(only, "portal") == 0)
         portal_case(me);
     if (!*only || strcmp(only, "relay") == 0)
