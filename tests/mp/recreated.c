@@ -175,7 +175,6 @@ static void queue_attach_case(int me, int npes)
         for (int pe = 1; pe < npes; pe++)
             CHECK_OK(aos_putmem(pe, &stop, &one, sizeof one, NULL));
     } else {
-        long found = 0;
         /* Relaxed: the flag only ends the loop. */
         while (__atomic_load_n(&stop, __ATOMIC_RELAXED) == 0) {
             aos_queue_t *h;
@@ -183,13 +182,11 @@ static void queue_attach_case(int me, int npes)
             if (rc == AOS_ERR_NO_KEY)
                 continue; /* between a destroy and its create */
             CHECK_RC(rc, AOS_OK);
-            found++;
             rc = aos_try_enqueue(h, item);
             if (rc != AOS_ERR_AGAIN && rc != AOS_ERR_DESTROYED)
                 CHECK_RC(rc, AOS_OK);
             CHECK_OK(aos_queue_detach(h));
         }
-        CHECK(found > 0 || npes > 2); /* (with many PEs a slow one may see none) */
     }
     CHECK_OK(aos_barrier_all());
     if (me == 0)
