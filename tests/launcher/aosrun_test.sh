@@ -106,6 +106,14 @@ run spawn_clean 0 10 "" -- -n 3 "$VICTIM" spawn -1
 run setsid_kill 137 6 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICTIM" spawnsetsid 1
 run setsid_clean 0 10 "" -- -n 3 "$VICTIM" spawnsetsid -1
 run wrapper_timeout 124 8 "timeout after 2 s" -- -n 2 --timeout 2 sh -c '"$0" hang; sleep 300' "$VICTIM"
+# aosrun never waits for a PE's message: part of one (a stray byte on its
+# socket) neither stops --timeout nor keeps aosrun once the PE ends, and a
+# child that holds the socket after its PE ended keeps no read waiting
+# (the end came with its last message: the race took a run in eight).
+run stray_byte 124 8 "timeout after 2 s" -- -n 1 --timeout 2 sh -c 'printf x >&"$AOS_BOOT_FD"; exec sleep 30'
+for i in 1 2 3 4 5 6 7 8; do
+    run forkhold$i 0 8 "" -- -n 2 --timeout 60 "$VICTIM" forkhold
+done
 run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM" kill 9
 # A PE stuck before aos_init (asleep here, as one stopped in it would be)
 # makes the others' aos_init give up after AOS_BOOT_TIMEOUT: aosrun ends a

@@ -26,6 +26,8 @@
  *               and fetch-add into its memory with an event, waiting for it,
  *               until one of these fails, say so ("PE r: put to the dead PE:
  *               <message>") and wait for the launcher's SIGKILL
+ *   forkhold    every PE forks, before aos_init, a child that holds its
+ *               end of aosrun's socket for 20 s, then as ok
  *   epolls      a thread opens nested epoll instances (one watching another
  *               that watches a readable pipe) while aos_init runs, then as ok */
 #include <pthread.h>
@@ -73,6 +75,10 @@ int main(int argc, char **argv)
         return 0;
     if (strcmp(mode, "late") == 0 && atoi(rank != NULL ? rank : "0") == victim)
         sleep(600);
+    if (strcmp(mode, "forkhold") == 0 && fork() == 0) {
+        sleep(20); /* the socket stays open after the PE ends */
+        _exit(0);
+    }
     if (strcmp(mode, "deadtarget") == 0) {
         /* aosrun's SIGTERM waits, in every thread aos starts too: its
          * SIGKILL 300 ms later leaves the others time to notice */

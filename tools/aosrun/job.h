@@ -26,6 +26,8 @@ struct pe {
     int said_hello;
     int said_bye;
     enum pe_state state;
+    /* when part of a message first waited on sock, alone (0: none) */
+    long long partial_since_ms;
 };
 
 struct job;

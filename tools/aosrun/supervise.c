@@ -156,12 +156,42 @@ void aosrun_job_allgather(struct job *j)
     j->blobs = 0;
 }
 
+/* How long a PE's message may stand half sent: a PE sends each in one go,
+ * so a part that stays is a broken PE's, or a stray writer's (a child that
+ * inherited the socket). */
+#define PARTIAL_MESSAGE_MS 2000
+/* How often the loop looks again at a socket that holds part of one. */
+#define PARTIAL_RECHECK_MS 20
+
+/* len bytes of a blob that follows its header, as the PE sends them: the
+ * loop must never block for good on a PE, so a stall of PARTIAL_MESSAGE_MS
+ * gives up. */
+static int recv_blob(int sock, char *buf, size_t len)
+{
+    while (len > 0) {
+        struct pollfd pf = {.fd = sock, .events = POLLIN};
+        int r = poll(&pf, 1, PARTIAL_MESSAGE_MS);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        ssize_t n = recv(sock, buf, len, MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+            continue;
+        if (n <= 0)
+            return -1;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
 static void on_blob(struct job *j, int i, const struct aos__boot_hello *h)
 {
     struct pe *p = &j->pes[i];
     int rank = j->first + i;
     char *blob = h->static_len <= AOS__BOOT_BLOB_MAX ? malloc(h->static_len + 1) : NULL;
-    int got = blob != NULL && aos__recv_exact(p->sock, blob, h->static_len) == 0;
+    int got = blob != NULL && recv_blob(p->sock, blob, h->static_len) == 0;
     if (got && j->up != NULL && j->up->blob != NULL) {
         j->up->blob(j, rank, blob, h->static_len);
         free(blob);
@@ -216,8 +246,28 @@ void aosrun_job_global_exit(struct job *j, int rank, int status)
     aosrun_job_fail(j, status, rank);
 }
 
+/* What waits on a PE's socket: 1 a whole message's header, an end or an
+ * error (on_boot_message reads it); 0 nothing (a readiness reported before
+ * another read took the data); -1 part of a header. Peeked, never waited
+ * for: a child of the PE that holds the socket keeps it from ending. */
+static int message_waiting(const struct pe *p)
+{
+    struct aos__boot_hello h;
+    ssize_t n = recv(p->sock, &h, sizeof h, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0)
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : 1;
+    return n == 0 || (size_t)n == sizeof h ? 1 : -1;
+}
+
+static void close_boot_socket(struct pe *p)
+{
+    close(p->sock);
+    p->sock = -1;
+    p->partial_since_ms = 0;
+}
+
 /* Messages: a hello (with the arena fd), then a bye from aos_finalize; EOF
- * when the PE closes its end. */
+ * when the PE closes its end. Only after message_waiting said 1. */
 static void on_boot_message(struct job *j, int i)
 {
     struct pe *p = &j->pes[i];
@@ -245,8 +295,7 @@ static void on_boot_message(struct job *j, int i)
     if (got != 0 || h.magic != AOS__BOOT_MAGIC) {
         if (fd >= 0)
             close(fd);
-        close(p->sock);
-        p->sock = -1;
+        close_boot_socket(p);
         return;
     }
     if (!p->said_hello && fd < 0) {
@@ -338,13 +387,10 @@ static void on_child_exit(struct job *j, pid_t pid, int ws)
         return;
     }
     struct pe *p = &j->pes[i];
-    /* Read what the PE sent before it died (its bye) before judging its end. */
-    while (p->sock >= 0) {
-        struct pollfd pf = {.fd = p->sock, .events = POLLIN};
-        if (poll(&pf, 1, 0) <= 0)
-            break;
+    /* Read what the PE sent before it died (its bye) before judging its end;
+     * not a part of a message, which nobody may finish now. */
+    while (p->sock >= 0 && message_waiting(p) > 0)
         on_boot_message(j, i);
-    }
     /* Acquire: pairs with aos_finalize's release store. */
     if (p->said_hello && !p->said_bye && p->header != NULL &&
         aos__load_acquire(&p->header->finalized) != 0)
@@ -356,6 +402,26 @@ static void on_child_exit(struct job *j, pid_t pid, int ws)
         return;
     }
     aosrun_job_judge_end(j, i, ws);
+}
+
+/* A PE's socket polled readable, or holding part of a message: reads what
+ * is whole; a part that stays PARTIAL_MESSAGE_MS ends the socket, as a
+ * broken message does. */
+static void on_boot_readable(struct job *j, int i)
+{
+    struct pe *p = &j->pes[i];
+    int w = message_waiting(p);
+    if (w >= 0) {
+        p->partial_since_ms = 0;
+        if (w > 0)
+            on_boot_message(j, i);
+        return;
+    }
+    long long now = aosrun_now_ms();
+    if (p->partial_since_ms == 0)
+        p->partial_since_ms = now;
+    else if (now - p->partial_since_ms >= PARTIAL_MESSAGE_MS)
+        close_boot_socket(p);
 }
 
 static void reap(struct job *j)
@@ -529,30 +595,38 @@ static void event_loop(struct job *j, int sfd)
         return;
     }
     while (job_busy(j)) {
-        int m = 0;
+        int m = 0, partial = 0;
         fds[m] = (struct pollfd){.fd = sfd, .events = POLLIN};
         who[m++] = -1;
         for (int i = 0; i < n; i++) {
             if (j->pes[i].sock >= 0) {
-                fds[m] = (struct pollfd){.fd = j->pes[i].sock, .events = POLLIN};
+                /* A socket holding part of a message stays readable: it is
+                 * looked at again every PARTIAL_RECHECK_MS instead. */
+                int part = j->pes[i].partial_since_ms != 0;
+                partial |= part;
+                fds[m] = (struct pollfd){.fd = j->pes[i].sock, .events = part ? 0 : POLLIN};
                 who[m++] = i;
             }
         }
         int extra = m;
         if (j->up != NULL && j->up->pollfds != NULL)
             m += j->up->pollfds(j, fds + m, AOSRUN_UPLINK_FDS);
-        int r = poll(fds, (nfds_t)m, poll_timeout(j));
+        int wait_ms = poll_timeout(j);
+        if (partial && (wait_ms < 0 || wait_ms > PARTIAL_RECHECK_MS))
+            wait_ms = PARTIAL_RECHECK_MS;
+        int r = poll(fds, (nfds_t)m, wait_ms);
         if (r < 0 && errno != EINTR)
             break;
-        for (int k = 0; r > 0 && k < extra; k++) {
-            if (fds[k].revents == 0)
-                continue;
+        for (int k = 0; r >= 0 && k < extra; k++) {
             if (who[k] < 0) {
                 struct signalfd_siginfo si;
-                while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+                while (fds[k].revents != 0 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
                     on_signal(j, (int)si.ssi_signo);
-            } else {
-                on_boot_message(j, who[k]);
+            } else if (fds[k].revents != 0 || j->pes[who[k]].partial_since_ms != 0) {
+                /* (the signals above may have read this socket already:
+                 * on_boot_readable only peeks before it reads) */
+                if (j->pes[who[k]].sock >= 0)
+                    on_boot_readable(j, who[k]);
             }
         }
         if (r > 0 && m > extra)
