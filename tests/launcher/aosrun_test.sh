@@ -251,6 +251,9 @@ fi
 run hosts_unreachable 1 30 "host b: cannot start the daemon: 'false b \.\.\.' exited with status 1 before the daemon was ready" -- --hosts a:1,b:1 --rsh false "$VICTIM" ok
 run hosts_mismatch 2 2 "-n 3 but --hosts 'a:1,b:1' has 2 PEs" -- -n 3 --hosts a:1,b:1 "$VICTIM" ok
 run hosts_badlist 2 2 "expected HOST:COUNT" -- --hosts a:1,b "$VICTIM" ok
+run hosts_twice 2 2 "host 'a' is named twice: name it once, with all its PEs \(a:3\)" -- --hosts a:1,b:1,a:2 "$VICTIM" ok
+run hosts_option 2 2 "host name '-oProxyCommand=x' starts with '-'" -- --hosts -oProxyCommand=x:1 "$VICTIM" ok
+run hosts_blank 2 2 "host name 'a b' holds a blank" -- --hosts "a b:1" "$VICTIM" ok
 run hosts_blank_count 2 2 "expected HOST:COUNT" -- --hosts "a: 1" "$VICTIM" ok
 run hosts_long_name 2 2 "longer than 255 characters" -- --hosts "$(printf '%0300d' 0):1" "$VICTIM" ok
 # An IPv6 address, bare or in brackets: the count follows the last colon.

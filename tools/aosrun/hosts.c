@@ -134,7 +134,31 @@ static int parse_hosts(const char *spec, struct host **out)
             free(h);
             return -1;
         }
+        /* The name goes to the remote shell as one word after its own: one
+         * that looks like an option, or holds blanks, would be taken for
+         * something else. */
+        const char *bad = name[0] == '-' ? "starts with '-'" : NULL;
+        for (size_t k = 0; k < name_len && bad == NULL; k++)
+            if ((unsigned char)name[k] <= ' ' || name[k] == 0x7f)
+                bad = "holds a blank or a control character";
+        if (bad != NULL) {
+            fprintf(stderr, "aosrun: --hosts: host name '%.*s' %s\n", (int)name_len, name, bad);
+            free(h);
+            return -1;
+        }
         memcpy(h[n].name, name, name_len);
+        for (int k = 0; k < n; k++) {
+            if (strcmp(h[k].name, h[n].name) == 0) {
+                /* two daemons on one host would bind their PEs to the same
+                 * cores and reach each other only over the network */
+                fprintf(stderr,
+                        "aosrun: --hosts: host '%s' is named twice: name it once, with all "
+                        "its PEs (%s:%d)\n",
+                        h[n].name, h[n].name, h[k].count + (int)count);
+                free(h);
+                return -1;
+            }
+        }
         h[n].count = (int)count;
         h[n].first = n > 0 ? h[n - 1].first + h[n - 1].count : 0;
         n++;
@@ -528,7 +552,13 @@ static int on_frame(struct job *j, struct host *h, const struct aosrun_frame *f,
 
 static void describe_status(int ws, char *buf, size_t len)
 {
-    if (WIFEXITED(ws))
+    /* The remote shell's status: a shell or ssh reports a process that a
+     * signal killed as 128 + the signal. */
+    int sig = WIFEXITED(ws) ? WEXITSTATUS(ws) - 128 : 0;
+    if (sig > 0 && sig < 65)
+        snprintf(buf, len, "exited with status %d (as a remote shell reports one killed by "
+                 "signal %d, %s)", WEXITSTATUS(ws), sig, strsignal(sig));
+    else if (WIFEXITED(ws))
         snprintf(buf, len, "exited with status %d", WEXITSTATUS(ws));
     else if (WIFSIGNALED(ws))
         snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(ws), strsignal(WTERMSIG(ws)));

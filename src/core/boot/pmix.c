@@ -20,7 +20,7 @@ static unsigned rounds; /* all-gathers so far: each round has its own key */
 
 static int pmix_failed(int me, const char *what, pmix_status_t st)
 {
-    fprintf(stderr, "aos: PE %d: PMIx %s failed: %s\n", me, what, PMIx_Error_string(st));
+    fprintf(stderr, "aos: PE %d: %s through PMIx failed: %s\n", me, what, PMIx_Error_string(st));
     return AOS_ERR_BOOTSTRAP;
 }
 
