@@ -383,8 +383,9 @@ typedef struct aos_queue aos_queue_t;
 
 int aos_queue_create(uint64_t key, size_t item_size, size_t capacity, aos_queue_t **q);
 /* AOS_ERR_NO_KEY when the owner has no live queue with that key, also when
- * the one found is destroyed during the attach; AOS_ERR_PROTOCOL when the
- * key names a segment that is not a queue. */
+ * the one found is destroyed during the attach (destroyed after it, the
+ * handle's calls give AOS_ERR_DESTROYED); AOS_ERR_PROTOCOL when the key
+ * names a segment that is not a queue. */
 int aos_queue_attach(int owner, uint64_t key, aos_queue_t **q);
 int aos_queue_detach(aos_queue_t *q);
 /* Owner only; pending asynchronous dequeues must have completed. */
@@ -475,8 +476,8 @@ typedef struct aos_rpc_info {
  * A thread that waits inside a handler serves other calls on its stack, so
  * chains that run at once add up there, up to 4 * AOS_RPC_MAX_DEPTH
  * handlers; that deep it serves no more, and a handler there gets
- * AOS_ERR_AGAIN from both (its call could need this thread; the chains
- * running at once, not its own, put it there). */
+ * AOS_ERR_INVALID too (its call could need this thread, and retrying before
+ * it returns cannot help: the handlers below it are its own callers). */
 #define AOS_RPC_MAX_DEPTH 16
 typedef size_t (*aos_rpc_handler_t)(const aos_rpc_info_t *info, const void *args,
                                     size_t args_len, void *reply, size_t reply_cap);

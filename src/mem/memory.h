@@ -63,7 +63,8 @@ int aos__local_arena_off(const void *p, uint64_t *off);
 int aos__remap_into_arena(struct aos__runtime *rt, uintptr_t lo, uintptr_t hi,
                           uint64_t arena_off);
 /* Whether arena range [off, off + len) of mine lies in one live segment of
- * mine with a user's key: AOS_OK; AOS_ERR_BOUNDS when it starts in one and
+ * mine with a user's key that holds no object of aos's (a queue under a
+ * user's key does): AOS_OK; AOS_ERR_BOUNDS when it starts in one and
  * runs past its end; else AOS_ERR_NOT_SYMMETRIC (segment.c). */
 int aos__own_segment_range(uint64_t off, uint64_t len);
 /* Where local memory [p, p + len) lies in my arena, if all of it lies in

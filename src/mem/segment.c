@@ -255,6 +255,10 @@ int aos__seg_create_init(uint64_t key, size_t size, unsigned protocols, aos__seg
         init(aos__rt.my_base + off, ctx); /* published by publish's release */
     if (rc == AOS_OK)
         rc = publish(key, off, size, protocols, NULL, seg);
+    if (rc == AOS_OK)
+        (*seg)->holds_aos_object = init != NULL;
+    if (rc != AOS_OK && init != NULL) /* the next range taken from here must be zero */
+        madvise(aos__rt.my_base + off, len, MADV_REMOVE);
     if (rc != AOS_OK)
         aos__range_free(&aos__rt.segspace, off);
 out:
@@ -599,8 +603,8 @@ int aos__own_segment_range(uint64_t off, uint64_t len)
     pthread_mutex_lock(&seg_lock);
     for (int i = 0; i < AOS__MAX_SEGMENTS && rc == AOS_ERR_NOT_SYMMETRIC; i++) {
         const aos_seg_t *s = owned[i];
-        if (s == NULL || aos__key_reserved(s->key) || off < s->arena_off ||
-            off - s->arena_off >= s->size)
+        if (s == NULL || aos__key_reserved(s->key) || s->holds_aos_object ||
+            off < s->arena_off || off - s->arena_off >= s->size)
             continue;
         rc = len <= s->size - (off - s->arena_off) ? AOS_OK : AOS_ERR_BOUNDS;
     }

@@ -21,6 +21,7 @@ struct aos_seg {
     const uint64_t *entry_state; /* the owner's directory entry, read to spot destroy */
     uint64_t *entry_writers;     /* its writers count; NULL off-node (no guard) */
     struct aos__remap *remap;    /* pages moved in by create_from, else NULL */
+    int holds_aos_object;        /* owner's: made with an init hook (a queue of aos's) */
 };
 
 /* Keys from here up are aos's own segments (notification and RPC queues,

@@ -40,16 +40,14 @@ static int check_call(int pe, aos_rpc_id_t id, const void *args, size_t args_len
 {
     AOS__CHECK_INIT();
     AOS__CHECK_PE(pe);
-    /* A chain of calls stops at its limit: the program's own making. */
-    if (aos__rpc_chain >= AOS_RPC_MAX_DEPTH)
+    /* A chain of calls stops at its limit. A thread with that many handlers
+     * on its stack no longer serves (aos__rpc_serve), so a call it waited
+     * for could need this very thread: refuse every form of call, the
+     * fallback's run here included, rather than deadlock or grow the stack.
+     * Not AOS_ERR_AGAIN: nothing this handler does before it returns can
+     * lower its thread's stack. */
+    if (aos__rpc_chain >= AOS_RPC_MAX_DEPTH || aos__rpc_depth >= AOS__RPC_STACK_MAX)
         return AOS_ERR_INVALID;
-    /* A thread with that many handlers on its stack no longer serves
-     * (aos__rpc_serve), so a call it waited for could need this very
-     * thread: refuse every form of call, the fallback's run here included,
-     * rather than deadlock or grow the stack. The chains that happen to run
-     * at once put it there, so the refusal is one to try again after. */
-    if (aos__rpc_depth >= AOS__RPC_STACK_MAX)
-        return AOS_ERR_AGAIN;
     /* Acquire: pairs with aos_rpc_register's release (maybe on another thread). */
     if (id >= aos__load_acquire(&R.area->count))
         return AOS_ERR_INVALID;

@@ -206,6 +206,23 @@ static void test_portal_buffer_bounds(aos_portal_t *mine)
     CHECK_OK(aos_seg_ptr(seg, 4096 - 100, (void **)&tail));
     CHECK_RC(aos_portal_read(mine, 0, tail, 2048, &len, NULL), AOS_ERR_BOUNDS);
     CHECK_RC(aos_portal_read(mine, 0, tail, 101, &len, NULL), AOS_ERR_BOUNDS);
+    /* A queue under a user's key, likely in the pages right after a
+     * segment of one page: its memory is aos's, never a buffer. (An event:
+     * a read wrongly granted fails the check instead of waiting.) */
+    long page = sysconf(_SC_PAGESIZE);
+    aos_seg_t *one;
+    aos_queue_t *q;
+    aos_event_t *ev;
+    uint8_t *after;
+    CHECK_OK(aos_event_create(&ev));
+    CHECK_OK(aos_seg_create(0x9043, (size_t)page, AOS_PROTO_ALL, &one));
+    CHECK_OK(aos_queue_create(0x9044, 64, 16, &q));
+    CHECK_OK(aos_seg_ptr(one, 0, (void **)&after));
+    after += page;
+    CHECK_RC(aos_portal_read(mine, 0, after, 64, &len, ev), AOS_ERR_NOT_SYMMETRIC);
+    CHECK_OK(aos_queue_destroy(q));
+    CHECK_OK(aos_seg_destroy(one));
+    CHECK_OK(aos_event_destroy(ev));
     /* the buffer of a segment created in place, by its own address; the
      * private memory before it is nobody's */
     uint8_t *own = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,

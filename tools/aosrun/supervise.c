@@ -163,14 +163,18 @@ void aosrun_job_allgather(struct job *j)
 /* How often the loop looks again at a socket that holds part of one. */
 #define PARTIAL_RECHECK_MS 20
 
-/* len bytes of a blob that follows its header, as the PE sends them: the
- * loop must never block for good on a PE, so a stall of PARTIAL_MESSAGE_MS
- * gives up. */
+/* len bytes of a blob that follows its header, as the PE sends them (at
+ * once, after the header): the loop must never block for good on a PE, so
+ * the body not whole within PARTIAL_MESSAGE_MS gives up. */
 static int recv_blob(int sock, char *buf, size_t len)
 {
+    long long until = aosrun_now_ms() + PARTIAL_MESSAGE_MS;
     while (len > 0) {
+        long long left = until - aosrun_now_ms();
+        if (left <= 0)
+            return -1;
         struct pollfd pf = {.fd = sock, .events = POLLIN};
-        int r = poll(&pf, 1, PARTIAL_MESSAGE_MS);
+        int r = poll(&pf, 1, (int)left);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
@@ -404,10 +408,11 @@ static void on_child_exit(struct job *j, pid_t pid, int ws)
     aosrun_job_judge_end(j, i, ws);
 }
 
-/* A PE's socket polled readable, or holding part of a message: reads what
- * is whole; a part that stays PARTIAL_MESSAGE_MS ends the socket, as a
- * broken message does. */
-static void on_boot_readable(struct job *j, int i)
+/* A PE's socket polled readable (revents), or holding part of a message:
+ * reads what is whole; a part that stays PARTIAL_MESSAGE_MS, or that
+ * nobody can finish (every writer gone), ends the socket, as a broken
+ * message does. */
+static void on_boot_readable(struct job *j, int i, short revents)
 {
     struct pe *p = &j->pes[i];
     int w = message_waiting(p);
@@ -418,7 +423,9 @@ static void on_boot_readable(struct job *j, int i)
         return;
     }
     long long now = aosrun_now_ms();
-    if (p->partial_since_ms == 0)
+    if (revents & (POLLHUP | POLLERR))
+        close_boot_socket(p);
+    else if (p->partial_since_ms == 0)
         p->partial_since_ms = now;
     else if (now - p->partial_since_ms >= PARTIAL_MESSAGE_MS)
         close_boot_socket(p);
@@ -626,7 +633,7 @@ static void event_loop(struct job *j, int sfd)
                 /* (the signals above may have read this socket already:
                  * on_boot_readable only peeks before it reads) */
                 if (j->pes[who[k]].sock >= 0)
-                    on_boot_readable(j, who[k]);
+                    on_boot_readable(j, who[k], fds[k].revents);
             }
         }
         if (r > 0 && m > extra)
