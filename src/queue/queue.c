@@ -146,8 +146,12 @@ static void init_queue(void *mem, const void *ctx)
     h->slot_size = shape->slot_size;
     h->tail = 0;
     char *slots = (char *)mem + sizeof *h;
+    /* Slot i free for position i. Relaxed atomic stores, though no PE can
+     * see the queue yet: the network thread's ring may still read a slot's
+     * word that a sleeper of this PE watched when the memory held an
+     * earlier object (aos__bell_ring_applied), and only compares it. */
     for (uint64_t i = 0; i < h->capacity; i++)
-        *(uint64_t *)(void *)(slots + i * h->slot_size) = 2 * i; /* slot i free for position i */
+        aos__store_relaxed((uint64_t *)(void *)(slots + i * h->slot_size), 2 * i);
     /* Release: producers that see the magic see the initialised slots
      * (the segment's publication orders all of it for attachers too). */
     aos__store_release(&h->magic, AOS__QUEUE_MAGIC);
