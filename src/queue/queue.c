@@ -141,15 +141,16 @@ static void init_queue(void *mem, const void *ctx)
 {
     const struct aos__queue_header *shape = ctx;
     struct aos__queue_header *h = mem;
-    h->capacity = shape->capacity;
-    h->item_size = shape->item_size;
-    h->slot_size = shape->slot_size;
-    h->tail = 0;
+    /* Relaxed atomic stores, here and below, though no PE can see the
+     * queue yet: the network thread's ring may still read a word that a
+     * sleeper of this PE watched when the memory held an earlier object
+     * (aos__bell_ring_applied), and only compares it. */
+    aos__store_relaxed(&h->capacity, shape->capacity);
+    aos__store_relaxed(&h->item_size, shape->item_size);
+    aos__store_relaxed(&h->slot_size, shape->slot_size);
+    aos__store_relaxed(&h->tail, 0);
     char *slots = (char *)mem + sizeof *h;
-    /* Slot i free for position i. Relaxed atomic stores, though no PE can
-     * see the queue yet: the network thread's ring may still read a slot's
-     * word that a sleeper of this PE watched when the memory held an
-     * earlier object (aos__bell_ring_applied), and only compares it. */
+    /* slot i free for position i */
     for (uint64_t i = 0; i < h->capacity; i++)
         aos__store_relaxed((uint64_t *)(void *)(slots + i * h->slot_size), 2 * i);
     /* Release: producers that see the magic see the initialised slots
