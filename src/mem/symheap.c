@@ -79,11 +79,8 @@ int aos__local_user_range(const void *p, size_t len, uint64_t *off)
     int rc = aos__sym_locate(p, len, off);
     if (rc != AOS_ERR_NOT_SYMMETRIC)
         return rc;
-    uintptr_t a = (uintptr_t)p, base = (uintptr_t)aos__rt.my_base;
-    uint64_t at;
-    if (a >= base && a - base < aos__rt.arena_size)
-        at = a - base;
-    else if (!aos__remap_find(a, &at))
+    uint64_t at; /* my arena view or a published buffer: a segment's, maybe */
+    if (!aos__local_arena_off(p, &at))
         return AOS_ERR_NOT_SYMMETRIC;
     rc = aos__own_segment_range(at, len);
     if (rc == AOS_OK)
