@@ -2,7 +2,7 @@
 # aosrun's supervision: a PE that dies, crashes, fails or hangs ends the job
 # promptly with a report naming the PE, its pid and how it ended; the exit
 # status is the failure's; nothing is left in /dev/shm or /tmp and no PE
-# process survives. usage: aosrun_test.sh AOSRUN VICTIM [HAVE_UCX]
+# process survives. usage: aosrun_test.sh AOSRUN VICTIM [HAVE_UCX [DEAF_PE]]
 #
 # Other jobs run beside this one (ctest -j, other users of the machine): the
 # checks look only at what this run's processes could have made. The PEs
@@ -12,6 +12,7 @@ set -u
 AOSRUN=$1
 VICTIM=$2
 HAVE_UCX=${3:-0}
+DEAF_PE=${4:-}
 fails=0
 # Under the sanitizers a crash must still end the PE by its signal.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
@@ -114,6 +115,11 @@ run stray_byte 124 8 "timeout after 2 s" -- -n 1 --timeout 2 sh -c 'printf x >&"
 for i in 1 2 3 4 5 6 7 8; do
     run forkhold$i 0 8 "" -- -n 2 --timeout 60 "$VICTIM" forkhold
 done
+# Nor does it wait for a PE to read: one that never takes the all-gather's
+# answer (1 MiB, more than its socket holds) leaves --timeout working.
+if [ -n "$DEAF_PE" ]; then
+    run deaf_pe 124 8 "timeout after 2 s" -- -n 1 --timeout 2 "$DEAF_PE" 30
+fi
 run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM" kill 9
 # A PE stuck before aos_init (asleep here, as one stopped in it would be)
 # makes the others' aos_init give up after AOS_BOOT_TIMEOUT: aosrun ends a

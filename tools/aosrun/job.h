@@ -15,6 +15,7 @@
 
 #include "aosrun.h"
 #include "core/boot_proto.h"
+#include "outbox.h"
 
 enum pe_state { PE_RUNNING, PE_DONE };
 
@@ -28,6 +29,7 @@ struct pe {
     enum pe_state state;
     /* when part of a message first waited on sock, alone (0: none) */
     long long partial_since_ms;
+    struct aosrun_outbox out; /* what sock has yet to take */
 };
 
 struct job;

@@ -107,19 +107,30 @@ static int arena_of(const struct job *j, int rank)
     return j->local && i >= 0 && i < j->n ? j->pes[i].arena_fd : -1;
 }
 
+/* The PEs' memory descriptors go with the exchange's messages: kept until
+ * every PE's socket has taken them. */
+static void release_arena_fds(struct job *j)
+{
+    for (int i = 0; i < j->n; i++)
+        if (aosrun_outbox_waiting(&j->pes[i].out))
+            return;
+    close_arena_fds(j);
+}
+
 void aosrun_job_exchange(struct job *j)
 {
     for (int to = 0; to < j->n; to++) {
-        if (j->pes[to].sock < 0)
+        struct pe *p = &j->pes[to];
+        if (p->sock < 0)
             continue;
         for (int from = 0; from < j->total; from++) {
-            if (aos__send_with_fd(j->pes[to].sock, &j->table[from], sizeof j->table[from],
-                                  arena_of(j, from)) != 0)
+            if (aosrun_outbox_send(&p->out, p->sock, &j->table[from], sizeof j->table[from],
+                                   NULL, 0, arena_of(j, from)) != 0)
                 break; /* that PE is gone; its death is reported by SIGCHLD */
         }
     }
-    close_arena_fds(j);
     j->exchanged = 1;
+    release_arena_fds(j);
 }
 
 int aosrun_job_store_blob(struct job *j, int rank, char *blob, uint64_t len)
@@ -143,8 +154,8 @@ void aosrun_job_allgather(struct job *j)
             h.magic = AOS__BOOT_BLOB_MAGIC;
             h.rank = (uint32_t)from;
             h.static_len = j->blob_len[from];
-            if (aos__send_with_fd(j->pes[to].sock, &h, sizeof h, -1) != 0 ||
-                aos__send_exact(j->pes[to].sock, j->blob[from], j->blob_len[from]) != 0)
+            if (aosrun_outbox_send(&j->pes[to].out, j->pes[to].sock, &h, sizeof h,
+                                   j->blob[from], j->blob_len[from], -1) != 0)
                 break; /* that PE is gone; its death is reported by SIGCHLD */
         }
     }
@@ -265,6 +276,7 @@ static int message_waiting(const struct pe *p)
 
 static void close_boot_socket(struct pe *p)
 {
+    aosrun_outbox_clear(&p->out);
     close(p->sock);
     p->sock = -1;
     p->partial_since_ms = 0;
@@ -611,7 +623,9 @@ static void event_loop(struct job *j, int sfd)
                  * looked at again every PARTIAL_RECHECK_MS instead. */
                 int part = j->pes[i].partial_since_ms != 0;
                 partial |= part;
-                fds[m] = (struct pollfd){.fd = j->pes[i].sock, .events = part ? 0 : POLLIN};
+                short out = aosrun_outbox_waiting(&j->pes[i].out) ? POLLOUT : 0;
+                fds[m] = (struct pollfd){.fd = j->pes[i].sock,
+                                         .events = (short)((part ? 0 : POLLIN) | out)};
                 who[m++] = i;
             }
         }
@@ -629,13 +643,20 @@ static void event_loop(struct job *j, int sfd)
                 struct signalfd_siginfo si;
                 while (fds[k].revents != 0 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
                     on_signal(j, (int)si.ssi_signo);
-            } else if (fds[k].revents != 0 || j->pes[who[k]].partial_since_ms != 0) {
-                /* (the signals above may have read this socket already:
-                 * on_boot_readable only peeks before it reads) */
-                if (j->pes[who[k]].sock >= 0)
-                    on_boot_readable(j, who[k], fds[k].revents);
+                continue;
             }
+            struct pe *p = &j->pes[who[k]];
+            if ((fds[k].revents & (POLLOUT | POLLERR | POLLHUP)) && p->sock >= 0 &&
+                aosrun_outbox_waiting(&p->out))
+                (void)aosrun_outbox_flush(&p->out, p->sock); /* a PE gone: SIGCHLD says */
+            short in = (short)(fds[k].revents & ~POLLOUT);
+            /* (the signals above may have read this socket already:
+             * on_boot_readable only peeks before it reads) */
+            if ((in != 0 || p->partial_since_ms != 0) && p->sock >= 0)
+                on_boot_readable(j, who[k], in);
         }
+        if (j->exchanged)
+            release_arena_fds(j);
         if (r > 0 && m > extra)
             j->up->events(j, fds + extra, m - extra);
         reap(j); /* SIGCHLD coalesces; never miss an exit */
@@ -758,6 +779,7 @@ int aosrun_job_run(struct job *j)
     }
     close_arena_fds(j);
     for (int i = 0; i < j->n; i++) {
+        aosrun_outbox_clear(&j->pes[i].out);
         if (j->pes[i].sock >= 0)
             close(j->pes[i].sock);
         if (j->pes[i].header != NULL)

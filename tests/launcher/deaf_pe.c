@@ -1,0 +1,48 @@
+/* A PE for aosrun's tests that speaks the bootstrap protocol itself
+ * (core/boot_proto.h) and then never reads its socket: it says hello with
+ * a memory descriptor, sends the largest all-gather blob there may be, and
+ * sleeps. aosrun's answer to that blob cannot fit the socket's buffer, so
+ * an aosrun that waited for the PE to take it would wait for ever, deaf to
+ * --timeout and to signals. usage: aosrun -n 1 deaf_pe [SECONDS] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/boot_proto.h"
+#include "core/fdpass.h"
+
+#define ARENA_BYTES (1u << 20)
+
+int main(int argc, char **argv)
+{
+    const char *boot = getenv(AOS__ENV_BOOT_FD), *rank = getenv(AOS__ENV_RANK);
+    if (boot == NULL || rank == NULL) {
+        fprintf(stderr, "deaf_pe: run me under aosrun\n");
+        return 2;
+    }
+    int sock = atoi(boot);
+    int mem = memfd_create("aos-deaf-pe", MFD_CLOEXEC);
+    if (mem < 0 || ftruncate(mem, ARENA_BYTES) != 0) {
+        perror("deaf_pe: memfd");
+        return 2;
+    }
+    struct aos__boot_hello h = {.magic = AOS__BOOT_MAGIC,
+                                .rank = (uint32_t)atoi(rank),
+                                .pid = (uint32_t)getpid(),
+                                .arena_size = ARENA_BYTES};
+    char *blob = calloc(1, AOS__BOOT_BLOB_MAX);
+    if (blob == NULL || aos__send_with_fd(sock, &h, sizeof h, mem) != 0) {
+        perror("deaf_pe: hello");
+        return 2;
+    }
+    h.magic = AOS__BOOT_BLOB_MAGIC;
+    h.static_len = AOS__BOOT_BLOB_MAX;
+    if (aos__send_with_fd(sock, &h, sizeof h, -1) != 0 ||
+        aos__send_exact(sock, blob, AOS__BOOT_BLOB_MAX) != 0) {
+        perror("deaf_pe: blob");
+        return 2;
+    }
+    sleep(argc > 1 ? (unsigned)atoi(argv[1]) : 30);
+    return 0;
+}
