@@ -457,6 +457,15 @@ int aos__seg_gone(const aos_seg_t *seg)
     return state != seg->state;
 }
 
+int aos__seg_mine_published(uint32_t index, uint64_t state)
+{
+    if (index >= AOS__MAX_SEGMENTS || (state & 1u) == 0)
+        return 0;
+    /* Acquire: pairs with publish's release; states only grow, so an equal
+     * one is that publication still. */
+    return aos__load_acquire(&directory(aos__rt.me)[index].state) == state;
+}
+
 int aos__seg_attach_any(int owner, uint64_t key, aos_seg_t **seg)
 {
     AOS__CHECK_INIT();

@@ -48,6 +48,9 @@ int aos__seg_attach_any(int owner, uint64_t key, aos_seg_t **seg);
  * from another (no mirror, which may lag). For an attacher that found the
  * object inside unexpected: gone since, or never what it was taken for. */
 int aos__seg_gone(const aos_seg_t *seg);
+/* 1 when my directory's entry `index` holds the publication `state` now
+ * (a segment of mine found by its name, as the network names it). */
+int aos__seg_mine_published(uint32_t index, uint64_t state);
 
 /* Checks an access of len bytes at offset with protocol proto and gives the
  * arena offset. Order of checks: handle, init, protocol, liveness, bounds. */

@@ -135,6 +135,17 @@ static int open_handle(aos_seg_t *seg, int is_owner, aos_queue_t **out)
     return AOS_OK;
 }
 
+/* Destroys a queue's segment (waking sleepers on `space`, if given).
+ * Pushes from other nodes that came while it was published but not owned
+ * by a queue handle (queue_net.c) are answered once it is gone. */
+static void destroy_segment(aos_seg_t *seg, struct aos__bell *space)
+{
+    aos_seg_t name = *seg; /* the handle is freed */
+    aos__seg_destroy_waking(seg, space);
+    if (aos__rt.net != NULL)
+        aos__queue_net_gone(&name);
+}
+
 /* A fresh queue in the segment's memory, before any PE can find it: an
  * attacher finds the queue whole or not at all. */
 static void init_queue(void *mem, const void *ctx)
@@ -189,7 +200,7 @@ int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
     return AOS_OK;
 
 fail_seg:
-    aos_seg_destroy(seg);
+    destroy_segment(seg, NULL);
     return rc;
 }
 
@@ -244,7 +255,7 @@ void aos__queue_destroy_reserved(aos_queue_t *q)
     if (aos__rt.net != NULL)
         aos__queue_net_disowned(q); /* pushes now get AOS_ERR_DESTROYED */
     /* Producers waiting for space wake, find it destroyed and leave. */
-    aos__seg_destroy_waking(q->seg, &q->hdr->space);
+    destroy_segment(q->seg, &q->hdr->space);
     q->magic = 0;
     aos__handle_free(q);
 }

@@ -111,10 +111,14 @@ int aos__queue_net_stream(const aos_seg_t *seg, const void *item, size_t len,
                           struct aos__queue_credits *c);
 /* Waits until every streamed push of the handle has been answered. */
 int aos__queue_net_drain(struct aos__queue_credits *c);
-/* The owner's side: q takes pushes from other nodes from now on / no more
- * (parked ones are answered AOS_ERR_DESTROYED). */
+/* The owner's side: q takes pushes from other nodes from now on (those
+ * that came since seg was published first) / no more (parked ones are
+ * answered AOS_ERR_DESTROYED). */
 void aos__queue_net_owned(aos_queue_t *q, const aos_seg_t *seg);
 void aos__queue_net_disowned(aos_queue_t *q);
+/* seg (a copy of the handle) is destroyed: pushes that reached it while it
+ * was published but not owned are answered AOS_ERR_DESTROYED. */
+void aos__queue_net_gone(const aos_seg_t *seg);
 /* Non-zero while pushes wait at this PE for space; a dequeue then retries
  * them (aos__queue_net_retry). */
 extern uint32_t aos__queue_net_parked;

@@ -20,7 +20,10 @@
  * there. A queue destroyed, even one created again at once with the same
  * key at the same offset, is answered AOS_ERR_DESTROYED (the new one takes
  * none of the old one's items), and so are the items parked on a queue
- * when it is destroyed. */
+ * when it is destroyed. A push can also arrive between the publication of
+ * a queue's segment and the end of its creation (aos__queue_net_owned): it
+ * names a live queue, so it is kept and put in first once the creation
+ * ends. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,11 +101,25 @@ struct line {
     struct line *next;
 };
 
+/* A push that reached a queue of mine after its segment was published but
+ * before aos__queue_net_owned: the queue lives (its producer attached it),
+ * so it is kept whole, and put in first once the queue is owned. */
+struct early {
+    struct early *next;
+    struct queue_name queue;
+    int src;
+    uint64_t token;
+    uint32_t wait;
+    uint32_t len;
+    char item[];
+};
+
 /* Guards the lists. Taken by message handlers and by dequeuers, for a
  * few list operations and local enqueues; no message is sent under it. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct owned *owned;
 static struct line *lines; /* the queues with items parked */
+static struct early *early_head, **early_tail = &early_head; /* in arrival order */
 uint32_t aos__queue_net_parked;
 
 /* ---- the owner's side ------------------------------------------------------- */
@@ -235,6 +252,57 @@ int aos__queue_deliver(aos_queue_t *q, const void *item, size_t len)
     return rc;
 }
 
+/* Keeps a push to a queue being created (struct early). Lock held. */
+static int keep_early(const struct push_msg *m, int src)
+{
+    struct early *e = malloc(sizeof *e + m->len);
+    if (e == NULL)
+        return AOS_ERR_NO_MEMORY;
+    *e = (struct early){.queue = m->queue, .src = src, .token = m->token, .wait = m->wait,
+                        .len = m->len};
+    memcpy(e->item, m->item, m->len);
+    *early_tail = e;
+    early_tail = &e->next;
+    return PARKED; /* answered once the queue is owned */
+}
+
+/* Puts in, in arrival order, the early pushes to the queue named `name`
+ * (q NULL: its creation failed, and they are answered AOS_ERR_DESTROYED).
+ * Lock held. */
+static void take_early(aos_queue_t *q, const struct queue_name *name, struct answers *done)
+{
+    size_t item_size = 0;
+    if (q != NULL && aos_queue_item_size(q, &item_size) != AOS_OK)
+        q = NULL;
+    int parked = 0;
+    for (struct early **link = &early_head; *link != NULL;) {
+        struct early *e = *link;
+        if (!same_queue(&e->queue, name)) {
+            link = &e->next;
+            continue;
+        }
+        *link = e->next;
+        if (early_tail == &e->next)
+            early_tail = link;
+        int rc = q == NULL ? AOS_ERR_DESTROYED
+                 : e->len != item_size
+                     ? AOS_ERR_PROTOCOL
+                     : deliver_locked(q, e->item, e->len, (int)e->wait, e->src, e->token);
+        parked |= rc == PARKED;
+        if (rc != PARKED) {
+            struct parked *p = malloc(sizeof *p);
+            if (p != NULL) { /* (without memory the producer's wait ends with the job) */
+                *p = (struct parked){.src = e->src, .rc = rc, .token = e->token,
+                                     .next = done->head};
+                done->head = p;
+            }
+        }
+        free(e);
+    }
+    if (parked)
+        retry_locked(done); /* a slot may have been freed meanwhile */
+}
+
 static void on_push(int src, const void *payload, size_t len)
 {
     struct push_msg m;
@@ -252,6 +320,9 @@ static void on_push(int src, const void *payload, size_t len)
         rc = m.len == item_size && len == PUSH_HEAD + m.len
                  ? deliver_locked(o->q, m.item, m.len, (int)m.wait, src, m.token)
                  : AOS_ERR_PROTOCOL;
+    else if (o == NULL && len == PUSH_HEAD + m.len &&
+             aos__seg_mine_published(m.queue.index, m.queue.state))
+        rc = keep_early(&m, src);
     if (rc == PARKED)
         retry_locked(&done); /* a slot may have been freed meanwhile */
     pthread_mutex_unlock(&lock);
@@ -262,14 +333,27 @@ static void on_push(int src, const void *payload, size_t len)
 
 void aos__queue_net_owned(aos_queue_t *q, const aos_seg_t *seg)
 {
+    struct queue_name name = name_of(seg);
+    struct answers done = {0};
     struct owned *o = malloc(sizeof *o);
-    if (o == NULL)
-        return; /* pushes from other nodes are answered AOS_ERR_DESTROYED */
-    *o = (struct owned){.q = q, .name = name_of(seg)};
     pthread_mutex_lock(&lock);
-    o->next = owned;
-    owned = o;
+    if (o != NULL) { /* (without memory, pushes from other nodes get AOS_ERR_DESTROYED) */
+        *o = (struct owned){.q = q, .name = name, .next = owned};
+        owned = o;
+    }
+    take_early(o != NULL ? q : NULL, &name, &done);
     pthread_mutex_unlock(&lock);
+    send_answers(&done);
+}
+
+void aos__queue_net_gone(const aos_seg_t *seg)
+{
+    struct queue_name name = name_of(seg);
+    struct answers done = {0};
+    pthread_mutex_lock(&lock);
+    take_early(NULL, &name, &done);
+    pthread_mutex_unlock(&lock);
+    send_answers(&done);
 }
 
 void aos__queue_net_disowned(aos_queue_t *q)

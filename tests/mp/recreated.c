@@ -31,7 +31,13 @@
  * finds the queue whole (then a try_enqueue works, finds it full, or finds
  * it destroyed since) or finds no key, never a queue half made.
  *
- * An argument (segment, queue, queue_attach, portal, relay) runs one case. */
+ * queue_fresh: PE 0 creates a queue under a new key each round; the other
+ * PEs attach it as soon as it can be found and try one item each, which
+ * must go in: the queue lives until PE 0 has taken them all (from another
+ * node the item may arrive before the owner has finished creating it).
+ *
+ * An argument (segment, queue, queue_attach, queue_fresh, portal, relay)
+ * runs one case. */
 #include <string.h>
 #include <time.h>
 
@@ -194,6 +200,36 @@ static void queue_attach_case(int me, int npes)
     CHECK_OK(aos_barrier_all());
 }
 
+#define QF_ROUNDS 300
+#define QF_KEY 0x5e700000u
+
+static void queue_fresh_case(int me, int npes)
+{
+    for (int r = 0; r < QF_ROUNDS; r++) {
+        uint64_t item[2] = {(uint64_t)me, (uint64_t)r};
+        aos_queue_t *q;
+        if (me == 0) {
+            CHECK_OK(aos_queue_create(QF_KEY + (uint64_t)r, sizeof item, (size_t)npes, &q));
+            uint64_t seen = 0;
+            for (int n = 1; n < npes; n++) {
+                CHECK_OK(aos_dequeue(q, item));
+                CHECK(item[0] > 0 && item[0] < (uint64_t)npes && item[1] == (uint64_t)r);
+                CHECK((seen & (1ull << item[0])) == 0); /* one item per PE */
+                seen |= 1ull << item[0];
+            }
+            CHECK_OK(aos_queue_destroy(q));
+        } else {
+            int rc;
+            while ((rc = aos_queue_attach(0, QF_KEY + (uint64_t)r, &q)) == AOS_ERR_NO_KEY)
+                ;
+            CHECK_OK(rc);
+            CHECK_OK(aos_try_enqueue(q, item));
+            CHECK_OK(aos_queue_detach(q));
+        }
+    }
+    CHECK_OK(aos_barrier_all());
+}
+
 #define PORT 0x5e64u
 #define PORTAL_ROUNDS 3
 static char buf_a[64], buf_b[64]; /* PE 0's: where its portal reads go */
@@ -297,6 +333,8 @@ int main(int argc, char **argv)
         queue_case(me);
     if (!*only || strcmp(only, "queue_attach") == 0)
         queue_attach_case(me, npes);
+    if (!*only || strcmp(only, "queue_fresh") == 0)
+        queue_fresh_case(me, npes);
     if (!*only || strcmp(only, "portal") == 0)
         portal_case(me);
     if (!*only || strcmp(only, "relay") == 0)
