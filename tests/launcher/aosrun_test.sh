@@ -252,6 +252,9 @@ if [ "$HAVE_UCX" = 1 ]; then
     printf '#!/bin/sh\n[ "$1" = b ] && exec sleep 600\nexec sh "%s" "$@"\n' "$LRSH" >"$out/silent_rsh.sh"
     run hosts_never_started 1 62 "host b: no daemon after 60 s: the remote shell 'sh $out/silent_rsh.sh b' has not started it" \
         -- --hosts a:1,b:1 --rsh "sh $out/silent_rsh.sh" "$VICTIM" ok
+    if grep -q "daemon does not finish" "$out/hosts_never_started.err"; then
+        fail "hosts_never_started: a daemon that never started is said not to finish"
+    fi
     unset UCX_TLS UCX_NET_DEVICES UCX_MEM_EVENTS
 fi
 run hosts_unreachable 1 30 "host b: cannot start the daemon: 'false b \.\.\.' exited with status 1 before the daemon was ready" -- --hosts a:1,b:1 --rsh false "$VICTIM" ok

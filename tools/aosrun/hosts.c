@@ -668,7 +668,10 @@ static void up_signal(struct job *j, int sig)
     for (int i = 0; i < r->nhosts; i++) {
         struct host *h = &r->h[i];
         if (h->pid != 0) {
-            if (!h->done)
+            if (!h->ready)
+                fprintf(stderr, "aosrun: host %s: the remote shell has not started the "
+                                "daemon; killing it\n", h->name);
+            else if (!h->done)
                 fprintf(stderr, "aosrun: host %s: the daemon does not finish; killing it\n",
                         h->name);
             h->killed = 1;

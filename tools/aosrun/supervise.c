@@ -374,8 +374,11 @@ void aosrun_job_judge_end(struct job *j, int i, int ws)
     describe_end(rank, p->pid, ws, what, sizeof what);
     int clean = WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
     if (!clean && !j->stopping) {
-        fprintf(stderr, "aosrun: %s%s; stopping the other %d PE(s)\n", where(j, rank), what,
-                j->running);
+        if (j->running > 0)
+            fprintf(stderr, "aosrun: %s%s; stopping the other %d PE(s)\n", where(j, rank),
+                    what, j->running);
+        else
+            fprintf(stderr, "aosrun: %s%s\n", where(j, rank), what);
         aosrun_job_fail(j, WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws), rank);
     } else if (clean && p->said_hello && !p->said_bye && j->running > 0 && !j->stopping) {
         fprintf(stderr,
