@@ -27,7 +27,8 @@
  * find its handle dead: the destroy came first, whatever path the news took.
  *
  * queue_attach: the other PEs attach to PE 0's queue in a loop while PE 0
- * destroys and creates it again QA_ROUNDS times without pause: each attach
+ * destroys and creates it again QA_ROUNDS times (or for QA_SECONDS)
+ * without pause: each attach
  * finds the queue whole (then a try_enqueue works, finds it full, or finds
  * it destroyed since) or finds no key, never a queue half made.
  *
@@ -161,6 +162,7 @@ static void queue_case(int me)
 }
 
 #define QA_ROUNDS 2000
+#define QA_SECONDS 30
 
 static void queue_attach_case(int me, int npes)
 {
@@ -171,7 +173,13 @@ static void queue_attach_case(int me, int npes)
         CHECK_OK(aos_queue_create(QKEY, sizeof item, 2, &q));
     CHECK_OK(aos_barrier_all());
     if (me == 0) {
+        /* At most QA_SECONDS: sanitized builds run ten times slower. */
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         for (int r = 0; r < QA_ROUNDS; r++) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if (t.tv_sec - t0.tv_sec >= QA_SECONDS)
+                break;
             CHECK_OK(aos_queue_destroy(q));
             CHECK_OK(aos_queue_create(QKEY, sizeof item, 2, &q));
             while (aos_try_dequeue(q, item) == AOS_OK)
@@ -200,7 +208,7 @@ static void queue_attach_case(int me, int npes)
     CHECK_OK(aos_barrier_all());
 }
 
-#define QF_ROUNDS 300
+#define QF_ROUNDS 100
 #define QF_KEY 0x5e700000u
 
 static void queue_fresh_case(int me, int npes)
