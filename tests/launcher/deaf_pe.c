@@ -3,7 +3,9 @@
  * a memory descriptor, sends the largest all-gather blob there may be, and
  * sleeps. aosrun's answer to that blob cannot fit the socket's buffer, so
  * an aosrun that waited for the PE to take it would wait for ever, deaf to
- * --timeout and to signals. usage: aosrun -n 1 deaf_pe [SECONDS] */
+ * --timeout and to signals. With BLOBS > 1 it sends that many blobs, each
+ * before it has read the answer to the last, as no aos PE does.
+ * usage: aosrun -n 1 deaf_pe [SECONDS [BLOBS]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -38,10 +40,15 @@ int main(int argc, char **argv)
     }
     h.magic = AOS__BOOT_BLOB_MAGIC;
     h.static_len = AOS__BOOT_BLOB_MAX;
-    if (aos__send_with_fd(sock, &h, sizeof h, -1) != 0 ||
-        aos__send_exact(sock, blob, AOS__BOOT_BLOB_MAX) != 0) {
-        perror("deaf_pe: blob");
-        return 2;
+    int blobs = argc > 2 ? atoi(argv[2]) : 1;
+    for (int i = 0; i < blobs; i++) {
+        if (i > 0)
+            usleep(300000); /* aosrun has answered the last one by then */
+        if (aos__send_with_fd(sock, &h, sizeof h, -1) != 0 ||
+            aos__send_exact(sock, blob, AOS__BOOT_BLOB_MAX) != 0) {
+            perror("deaf_pe: blob");
+            return 2;
+        }
     }
     sleep(argc > 1 ? (unsigned)atoi(argv[1]) : 30);
     return 0;

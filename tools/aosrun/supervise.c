@@ -205,7 +205,12 @@ static void on_blob(struct job *j, int i, const struct aos__boot_hello *h)
 {
     struct pe *p = &j->pes[i];
     int rank = j->first + i;
-    char *blob = h->static_len <= AOS__BOOT_BLOB_MAX ? malloc(h->static_len + 1) : NULL;
+    /* A PE reads every answer of a round before it sends its next blob, so
+     * its outbox is empty by then: one that is not is no aos PE, and would
+     * pile up answers here without end. */
+    char *blob = h->static_len <= AOS__BOOT_BLOB_MAX && !aosrun_outbox_waiting(&p->out)
+                     ? malloc(h->static_len + 1)
+                     : NULL;
     int got = blob != NULL && recv_blob(p->sock, blob, h->static_len) == 0;
     if (got && j->up != NULL && j->up->blob != NULL) {
         j->up->blob(j, rank, blob, h->static_len);
