@@ -5,7 +5,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-int aos__send_with_fd(int sock, const void *buf, size_t len, int fd)
+ssize_t aos__send_some_with_fd(int sock, const void *buf, size_t len, int fd, int flags)
 {
     union {
         char space[CMSG_SPACE(sizeof(int))];
@@ -25,8 +25,14 @@ int aos__send_with_fd(int sock, const void *buf, size_t len, int fd)
     }
     ssize_t n;
     do
-        n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+        n = sendmsg(sock, &msg, flags | MSG_NOSIGNAL);
     while (n < 0 && errno == EINTR);
+    return n;
+}
+
+int aos__send_with_fd(int sock, const void *buf, size_t len, int fd)
+{
+    ssize_t n = aos__send_some_with_fd(sock, buf, len, fd, 0);
     if (n < 0)
         return -1;
     if ((size_t)n != len) {

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "core/fdpass.h"
+
 struct aosrun_outbox_msg {
     struct aosrun_outbox_msg *next;
     size_t len, sent;
@@ -31,26 +33,9 @@ int aosrun_outbox_waiting(const struct aosrun_outbox *o)
  * full), -1 the PE's end is gone. */
 static int send_some(int sock, struct aosrun_outbox_msg *m)
 {
-    union {
-        char space[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } control;
     while (m->sent < m->len) {
-        struct iovec iov = {.iov_base = m->data + m->sent, .iov_len = m->len - m->sent};
-        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-        if (m->sent == 0 && m->fd >= 0) {
-            memset(&control, 0, sizeof control);
-            msg.msg_control = control.space;
-            msg.msg_controllen = sizeof control.space;
-            struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-            c->cmsg_level = SOL_SOCKET;
-            c->cmsg_type = SCM_RIGHTS;
-            c->cmsg_len = CMSG_LEN(sizeof(int));
-            memcpy(CMSG_DATA(c), &m->fd, sizeof m->fd);
-        }
-        ssize_t n = sendmsg(sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
+        ssize_t n = aos__send_some_with_fd(sock, m->data + m->sent, m->len - m->sent,
+                                           m->sent == 0 ? m->fd : -1, MSG_DONTWAIT);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return 0;
         if (n <= 0)
