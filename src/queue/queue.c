@@ -186,22 +186,32 @@ int aos__queue_create_reserved(uint64_t key, size_t item_size, size_t capacity,
     if (__builtin_mul_overflow(slot, capacity, &bytes) ||
         __builtin_add_overflow(bytes, sizeof(struct aos__queue_header), &bytes))
         return AOS_ERR_SIZE;
-    aos_seg_t *seg;
     const struct aos__queue_header shape = {
         .capacity = capacity, .item_size = (uint32_t)item_size, .slot_size = (uint32_t)slot};
+    int net = aos__rt.net != NULL; /* other nodes push by message (queue_net.c) */
+    if (net)
+        aos__queue_net_creating();
+    aos_seg_t *seg = NULL;
+    aos_queue_t *h = NULL;
     int rc = aos__seg_create_init(key, bytes, AOS_PROTO_QUEUE, init_queue, &shape, &seg);
-    if (rc != AOS_OK)
+    if (rc == AOS_OK)
+        rc = open_handle(seg, 1, &h);
+    if (net) {
+        int registered = aos__queue_net_created(h, seg);
+        if (rc == AOS_OK)
+            rc = registered;
+    }
+    if (rc != AOS_OK) {
+        if (h != NULL) {
+            h->magic = 0;
+            aos__handle_free(h);
+        }
+        if (seg != NULL)
+            destroy_segment(seg, NULL);
         return rc;
-    rc = open_handle(seg, 1, q);
-    if (rc != AOS_OK)
-        goto fail_seg;
-    if (aos__rt.net != NULL) /* other nodes push by message */
-        aos__queue_net_owned(*q, seg);
+    }
+    *q = h;
     return AOS_OK;
-
-fail_seg:
-    destroy_segment(seg, NULL);
-    return rc;
 }
 
 int aos_queue_create(uint64_t key, size_t item_size, size_t capacity, aos_queue_t **q)

@@ -111,10 +111,15 @@ int aos__queue_net_stream(const aos_seg_t *seg, const void *item, size_t len,
                           struct aos__queue_credits *c);
 /* Waits until every streamed push of the handle has been answered. */
 int aos__queue_net_drain(struct aos__queue_credits *c);
-/* The owner's side: q takes pushes from other nodes from now on (those
- * that came since seg was published first) / no more (parked ones are
+/* The owner's side. A queue's creation is announced before its segment is
+ * published (creating) and ended after (created: q, or NULL when it failed;
+ * seg, or NULL when none was published): from then q takes pushes from
+ * other nodes, those that came since seg was published first. created
+ * returns AOS_ERR_NO_MEMORY when q could not be registered (the caller then
+ * destroys it). disowned: q takes none from now on (parked ones are
  * answered AOS_ERR_DESTROYED). */
-void aos__queue_net_owned(aos_queue_t *q, const aos_seg_t *seg);
+void aos__queue_net_creating(void);
+int aos__queue_net_created(aos_queue_t *q, const aos_seg_t *seg);
 void aos__queue_net_disowned(aos_queue_t *q);
 /* seg (a copy of the handle) is destroyed: pushes that reached it while it
  * was published but not owned are answered AOS_ERR_DESTROYED. */

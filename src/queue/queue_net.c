@@ -21,8 +21,8 @@
  * key at the same offset, is answered AOS_ERR_DESTROYED (the new one takes
  * none of the old one's items), and so are the items parked on a queue
  * when it is destroyed. A push can also arrive between the publication of
- * a queue's segment and the end of its creation (aos__queue_net_owned): it
- * names a live queue, so it is kept and put in first once the creation
+ * a queue's segment and the end of its creation (aos__queue_net_created):
+ * it names a live queue, so it is kept and put in first once the creation
  * ends. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -102,12 +102,13 @@ struct line {
 };
 
 /* A push that reached a queue of mine after its segment was published but
- * before aos__queue_net_owned: the queue lives (its producer attached it),
+ * before its creation ended: the queue lives (its producer attached it),
  * so it is kept whole, and put in first once the queue is owned. */
 struct early {
     struct early *next;
     struct queue_name queue;
     int src;
+    int rc; /* the answer, once it is in */
     uint64_t token;
     uint32_t wait;
     uint32_t len;
@@ -120,6 +121,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct owned *owned;
 static struct line *lines; /* the queues with items parked */
 static struct early *early_head, **early_tail = &early_head; /* in arrival order */
+/* Queue creations under way: only while some are, a push to a segment
+ * that is published but not owned is kept (it may name one of them); when
+ * the last ends, what is kept named none of them and is answered. */
+static unsigned creating;
 uint32_t aos__queue_net_parked;
 
 /* ---- the owner's side ------------------------------------------------------- */
@@ -263,13 +268,14 @@ static int keep_early(const struct push_msg *m, int src)
     memcpy(e->item, m->item, m->len);
     *early_tail = e;
     early_tail = &e->next;
-    return PARKED; /* answered once the queue is owned */
+    return PARKED; /* answered once the creation ends */
 }
 
-/* Puts in, in arrival order, the early pushes to the queue named `name`
- * (q NULL: its creation failed, and they are answered AOS_ERR_DESTROYED).
- * Lock held. */
-static void take_early(aos_queue_t *q, const struct queue_name *name, struct answers *done)
+/* Takes the kept pushes to the queue named `name` (name NULL: all of them),
+ * in arrival order: into q, or, with q NULL, answered AOS_ERR_DESTROYED.
+ * Those answered go to *answered, to be sent after the lock. Lock held. */
+static void take_early(aos_queue_t *q, const struct queue_name *name, struct early **answered,
+                       struct answers *done)
 {
     size_t item_size = 0;
     if (q != NULL && aos_queue_item_size(q, &item_size) != AOS_OK)
@@ -277,30 +283,37 @@ static void take_early(aos_queue_t *q, const struct queue_name *name, struct ans
     int parked = 0;
     for (struct early **link = &early_head; *link != NULL;) {
         struct early *e = *link;
-        if (!same_queue(&e->queue, name)) {
+        if (name != NULL && !same_queue(&e->queue, name)) {
             link = &e->next;
             continue;
         }
         *link = e->next;
         if (early_tail == &e->next)
             early_tail = link;
-        int rc = q == NULL ? AOS_ERR_DESTROYED
-                 : e->len != item_size
-                     ? AOS_ERR_PROTOCOL
-                     : deliver_locked(q, e->item, e->len, (int)e->wait, e->src, e->token);
-        parked |= rc == PARKED;
-        if (rc != PARKED) {
-            struct parked *p = malloc(sizeof *p);
-            if (p != NULL) { /* (without memory the producer's wait ends with the job) */
-                *p = (struct parked){.src = e->src, .rc = rc, .token = e->token,
-                                     .next = done->head};
-                done->head = p;
-            }
+        e->rc = q == NULL ? AOS_ERR_DESTROYED
+                : e->len != item_size
+                    ? AOS_ERR_PROTOCOL
+                    : deliver_locked(q, e->item, e->len, (int)e->wait, e->src, e->token);
+        if (e->rc == PARKED) { /* the line answers it */
+            parked = 1;
+            free(e);
+        } else {
+            e->next = *answered;
+            *answered = e;
         }
-        free(e);
     }
     if (parked)
         retry_locked(done); /* a slot may have been freed meanwhile */
+}
+
+static void answer_early(struct early *e)
+{
+    while (e != NULL) {
+        struct early *next = e->next;
+        answer(e->src, e->token, e->rc);
+        free(e);
+        e = next;
+    }
 }
 
 static void on_push(int src, const void *payload, size_t len)
@@ -320,7 +333,7 @@ static void on_push(int src, const void *payload, size_t len)
         rc = m.len == item_size && len == PUSH_HEAD + m.len
                  ? deliver_locked(o->q, m.item, m.len, (int)m.wait, src, m.token)
                  : AOS_ERR_PROTOCOL;
-    else if (o == NULL && len == PUSH_HEAD + m.len &&
+    else if (o == NULL && creating != 0 && len == PUSH_HEAD + m.len &&
              aos__seg_mine_published(m.queue.index, m.queue.state))
         rc = keep_early(&m, src);
     if (rc == PARKED)
@@ -331,29 +344,47 @@ static void on_push(int src, const void *payload, size_t len)
         answer(src, m.token, rc);
 }
 
-void aos__queue_net_owned(aos_queue_t *q, const aos_seg_t *seg)
+void aos__queue_net_creating(void)
 {
-    struct queue_name name = name_of(seg);
-    struct answers done = {0};
-    struct owned *o = malloc(sizeof *o);
     pthread_mutex_lock(&lock);
-    if (o != NULL) { /* (without memory, pushes from other nodes get AOS_ERR_DESTROYED) */
+    creating++;
+    pthread_mutex_unlock(&lock);
+}
+
+int aos__queue_net_created(aos_queue_t *q, const aos_seg_t *seg)
+{
+    int rc = AOS_OK;
+    struct owned *o = NULL;
+    if (q != NULL && (o = malloc(sizeof *o)) == NULL)
+        rc = AOS_ERR_NO_MEMORY;
+    struct queue_name name = seg != NULL ? name_of(seg) : (struct queue_name){0};
+    struct answers done = {0};
+    struct early *answered = NULL;
+    pthread_mutex_lock(&lock);
+    if (o != NULL) {
         *o = (struct owned){.q = q, .name = name, .next = owned};
         owned = o;
     }
-    take_early(o != NULL ? q : NULL, &name, &done);
+    if (seg != NULL)
+        take_early(o != NULL ? q : NULL, &name, &answered, &done);
+    if (--creating == 0) /* what is left named no queue being created */
+        take_early(NULL, NULL, &answered, &done);
     pthread_mutex_unlock(&lock);
     send_answers(&done);
+    answer_early(answered);
+    return rc;
 }
 
 void aos__queue_net_gone(const aos_seg_t *seg)
 {
     struct queue_name name = name_of(seg);
     struct answers done = {0};
+    struct early *answered = NULL;
     pthread_mutex_lock(&lock);
-    take_early(NULL, &name, &done);
+    take_early(NULL, &name, &answered, &done);
     pthread_mutex_unlock(&lock);
     send_answers(&done);
+    answer_early(answered);
 }
 
 void aos__queue_net_disowned(aos_queue_t *q)
@@ -527,7 +558,10 @@ void aos__queue_net_start(void)
 
 void aos__queue_net_stop(void)
 {
+    struct answers done = {0};
+    struct early *answered = NULL;
     pthread_mutex_lock(&lock);
+    take_early(NULL, NULL, &answered, &done);
     while (lines != NULL) {
         struct line *l = lines;
         lines = l->next;
@@ -545,4 +579,6 @@ void aos__queue_net_stop(void)
     }
     aos__store_relaxed(&aos__queue_net_parked, 0);
     pthread_mutex_unlock(&lock);
+    send_answers(&done);
+    answer_early(answered);
 }

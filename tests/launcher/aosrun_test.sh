@@ -118,10 +118,10 @@ done
 # Nor does it wait for a PE to read: one that never takes the all-gather's
 # answer (1 MiB, more than its socket holds) leaves --timeout working.
 if [ -n "$DEAF_PE" ]; then
-    run deaf_pe 124 8 "timeout after 2 s" -- -n 1 --timeout 2 "$DEAF_PE" 30
+    run deaf_pe 124 8 "timeout after 2 s" -- -n 1 --timeout 2 "$DEAF_PE" 120
     # Its next blob before it read the answers: no aos PE, stopped at once
     # (aosrun would otherwise queue answers for it without end).
-    run deaf_pe_flood 1 8 "PE 0 sent a broken address exchange" -- -n 1 --timeout 20 "$DEAF_PE" 30 3
+    run deaf_pe_flood 1 8 "PE 0 sent a broken address exchange" -- -n 1 --timeout 20 "$DEAF_PE" 120 3
 fi
 run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM" kill 9
 # A PE stuck before aos_init (asleep here, as one stopped in it would be)

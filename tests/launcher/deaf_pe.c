@@ -1,9 +1,9 @@
 /* A PE for aosrun's tests that speaks the bootstrap protocol itself
  * (core/boot_proto.h) and then never reads its socket: it says hello with
  * a memory descriptor, sends the largest all-gather blob there may be, and
- * sleeps. aosrun's answer to that blob cannot fit the socket's buffer, so
- * an aosrun that waited for the PE to take it would wait for ever, deaf to
- * --timeout and to signals. With BLOBS > 1 it sends that many blobs, each
+ * sleeps. aosrun's answer to that blob (1 MiB) is more than the socket
+ * holds, so an aosrun that waited for the PE to take it would wait until
+ * the PE ends, deaf to --timeout and to signals. With BLOBS > 1 it sends that many blobs, each
  * before it has read the answer to the last, as no aos PE does.
  * usage: aosrun -n 1 deaf_pe [SECONDS [BLOBS]] */
 #include <stdio.h>

@@ -669,8 +669,8 @@ static void up_signal(struct job *j, int sig)
         struct host *h = &r->h[i];
         if (h->pid != 0) {
             if (!h->ready)
-                fprintf(stderr, "aosrun: host %s: the remote shell has not started the "
-                                "daemon; killing it\n", h->name);
+                fprintf(stderr, "aosrun: host %s: no daemon said it was ready through the "
+                                "remote shell; killing it\n", h->name);
             else if (!h->done)
                 fprintf(stderr, "aosrun: host %s: the daemon does not finish; killing it\n",
                         h->name);

@@ -108,27 +108,54 @@ static int arena_of(const struct job *j, int rank)
 }
 
 /* The PEs' memory descriptors go with the exchange's messages: kept until
- * every PE's socket has taken them. */
+ * every PE's socket has taken those. */
 static void release_arena_fds(struct job *j)
 {
     for (int i = 0; i < j->n; i++)
-        if (aosrun_outbox_waiting(&j->pes[i].out))
+        if (aosrun_outbox_holds_fd(&j->pes[i].out))
             return;
     close_arena_fds(j);
 }
 
+static void close_boot_socket(struct pe *p);
+
+/* Sending to PE i failed (errno). A PE whose end is gone is reported by its
+ * end (EOF, SIGCHLD); any other failure leaves it waiting for data that
+ * will not come, so the job stops. */
+static void send_failed(struct job *j, int i)
+{
+    if (errno == EPIPE || errno == ECONNRESET)
+        return;
+    int rank = j->first + i;
+    fprintf(stderr, "aosrun: %scannot send PE %d its start-up data: %s; stopping the job\n",
+            where(j, rank), rank, strerror(errno));
+    close_boot_socket(&j->pes[i]);
+    aosrun_job_fail(j, 1, -1);
+}
+
+/* One message (a, b, fd) to every PE here, through their outboxes. */
+static void send_all_pes(struct job *j, const void *a, size_t alen, const void *b, size_t blen,
+                         int fd)
+{
+    struct aosrun_outbox_item *it = aosrun_outbox_item(a, alen, b, blen, fd);
+    if (it == NULL) {
+        fprintf(stderr, "aosrun: out of memory for the PEs' start-up data; stopping the job\n");
+        aosrun_job_fail(j, 1, -1);
+        return;
+    }
+    for (int i = 0; i < j->n; i++) {
+        struct pe *p = &j->pes[i];
+        if (p->sock >= 0 && aosrun_outbox_send(&p->out, p->sock, it) != 0)
+            send_failed(j, i);
+    }
+    aosrun_outbox_item_release(it);
+}
+
 void aosrun_job_exchange(struct job *j)
 {
-    for (int to = 0; to < j->n; to++) {
-        struct pe *p = &j->pes[to];
-        if (p->sock < 0)
-            continue;
-        for (int from = 0; from < j->total; from++) {
-            if (aosrun_outbox_send(&p->out, p->sock, &j->table[from], sizeof j->table[from],
-                                   NULL, 0, arena_of(j, from)) != 0)
-                break; /* that PE is gone; its death is reported by SIGCHLD */
-        }
-    }
+    /* In rank order, each with that PE's memory if it runs here. */
+    for (int from = 0; from < j->total && !j->failed; from++)
+        send_all_pes(j, &j->table[from], sizeof j->table[from], NULL, 0, arena_of(j, from));
     j->exchanged = 1;
     release_arena_fds(j);
 }
@@ -146,18 +173,13 @@ int aosrun_job_store_blob(struct job *j, int rank, char *blob, uint64_t len)
 
 void aosrun_job_allgather(struct job *j)
 {
-    for (int to = 0; to < j->n; to++) {
-        if (!j->local || j->pes[to].sock < 0)
-            continue;
-        for (int from = 0; from < j->total; from++) {
-            struct aos__boot_hello h = j->table[from].hello;
-            h.magic = AOS__BOOT_BLOB_MAGIC;
-            h.rank = (uint32_t)from;
-            h.static_len = j->blob_len[from];
-            if (aosrun_outbox_send(&j->pes[to].out, j->pes[to].sock, &h, sizeof h,
-                                   j->blob[from], j->blob_len[from], -1) != 0)
-                break; /* that PE is gone; its death is reported by SIGCHLD */
-        }
+    /* In rank order, each blob after its header: one copy for all PEs. */
+    for (int from = 0; j->local && from < j->total && !j->failed; from++) {
+        struct aos__boot_hello h = j->table[from].hello;
+        h.magic = AOS__BOOT_BLOB_MAGIC;
+        h.rank = (uint32_t)from;
+        h.static_len = j->blob_len[from];
+        send_all_pes(j, &h, sizeof h, j->blob[from], j->blob_len[from], -1);
     }
     for (int i = 0; i < j->total; i++) {
         free(j->blob[i]);
@@ -481,8 +503,8 @@ static void on_signal(struct job *j, int sig)
 }
 
 /* Descriptors aosrun holds at most: per PE its socket and, until every PE
- * has said hello, the PE's memory; plus its own (standard streams, signalfd,
- * hwloc's, a socketpair being made) with room to spare. */
+ * has taken the exchange, the PE's memory; plus its own (standard streams,
+ * signalfd, hwloc's, a socketpair being made) with room to spare. */
 #define FDS_PER_PE 2
 #define FDS_OWN 32
 
@@ -655,8 +677,8 @@ static void event_loop(struct job *j, int sfd)
             }
             struct pe *p = &j->pes[who[k]];
             if ((fds[k].revents & (POLLOUT | POLLERR | POLLHUP)) && p->sock >= 0 &&
-                aosrun_outbox_waiting(&p->out))
-                (void)aosrun_outbox_flush(&p->out, p->sock); /* a PE gone: SIGCHLD says */
+                aosrun_outbox_waiting(&p->out) && aosrun_outbox_flush(&p->out, p->sock) != 0)
+                send_failed(j, who[k]);
             short in = (short)(fds[k].revents & ~POLLOUT);
             /* (the signals above may have read this socket already:
              * on_boot_readable only peeks before it reads) */
