@@ -273,7 +273,8 @@ static int keep_early(const struct push_msg *m, int src)
 
 /* Takes the kept pushes to the queue named `name` (name NULL: all of them),
  * in arrival order: into q, or, with q NULL, answered AOS_ERR_DESTROYED.
- * Those answered go to *answered, to be sent after the lock. Lock held. */
+ * Those answered go to the front of *answered, to be sent after the lock
+ * (answer_early). Lock held. */
 static void take_early(aos_queue_t *q, const struct queue_name *name, struct early **answered,
                        struct answers *done)
 {
@@ -306,8 +307,16 @@ static void take_early(aos_queue_t *q, const struct queue_name *name, struct ear
         retry_locked(done); /* a slot may have been freed meanwhile */
 }
 
-static void answer_early(struct early *e)
+/* Sends the answers take_early collected (newest first): oldest first. */
+static void answer_early(struct early *newest)
 {
+    struct early *e = NULL;
+    while (newest != NULL) {
+        struct early *next = newest->next;
+        newest->next = e;
+        e = newest;
+        newest = next;
+    }
     while (e != NULL) {
         struct early *next = e->next;
         answer(e->src, e->token, e->rc);
