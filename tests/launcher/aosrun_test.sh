@@ -122,6 +122,22 @@ if [ -n "$DEAF_PE" ]; then
     # Its next blob before it read the answers: no aos PE, stopped at once
     # (aosrun would otherwise queue answers for it without end).
     run deaf_pe_flood 1 8 "PE 0 sent a broken address exchange" -- -n 1 --timeout 20 "$DEAF_PE" 120 3
+    # A sender that is not root may have only as many descriptors in flight
+    # as its limit: 8 PEs reading the exchange slowly hold 64 under a limit
+    # of 48, and aosrun waits for them rather than failing the job.
+    if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+        start=$(date +%s%N)
+        timeout -k 5 60 setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
+            'ulimit -n 48 && ulimit -Hn 48 && exec env "$0" "$1" -n 8 --timeout 30 "$2" slow' \
+            "$tag" "$AOSRUN" "$DEAF_PE" >"$out/fds_in_flight.out" 2>"$out/fds_in_flight.err"
+        got=$?
+        ms=$(( ($(date +%s%N) - start) / 1000000 ))
+        if [ "$got" = 0 ]; then
+            echo "ok fds_in_flight: status 0 in ${ms} ms"
+        else
+            fail "fds_in_flight: exit status $got: $(cat "$out/fds_in_flight.err")"
+        fi
+    fi
 fi
 run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM" kill 9
 # A PE stuck before aos_init (asleep here, as one stopped in it would be)

@@ -5,9 +5,15 @@
  * holds, so an aosrun that waited for the PE to take it would wait until
  * the PE ends, deaf to --timeout and to signals. With BLOBS > 1 it sends that many blobs, each
  * before it has read the answer to the last, as no aos PE does.
- * usage: aosrun -n 1 deaf_pe [SECONDS [BLOBS]] */
+ * usage: aosrun -n 1 deaf_pe [SECONDS [BLOBS]]
+ *
+ * deaf_pe slow: reads the exchange slowly instead (100 ms per entry,
+ * closing the descriptors it gets), then says bye and ends: aosrun must
+ * wait, not fail, when the descriptors it has in flight reach its limit
+ * (ETOOMANYREFS, for a sender that is not root). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -37,6 +43,22 @@ int main(int argc, char **argv)
     if (blob == NULL || aos__send_with_fd(sock, &h, sizeof h, mem) != 0) {
         perror("deaf_pe: hello");
         return 2;
+    }
+    if (argc > 1 && strcmp(argv[1], "slow") == 0) {
+        int npes = atoi(getenv(AOS__ENV_NPES) != NULL ? getenv(AOS__ENV_NPES) : "0");
+        for (int i = 0; i < npes; i++) {
+            struct aos__boot_peer peer;
+            int fd;
+            usleep(100000);
+            if (aos__recv_with_fd(sock, &peer, sizeof peer, &fd) != 0 || fd < 0 ||
+                peer.hello.rank != (uint32_t)i) {
+                fprintf(stderr, "deaf_pe: exchange entry %d missing or wrong\n", i);
+                return 3;
+            }
+            close(fd);
+        }
+        h.arena_size = 0; /* bye */
+        return aos__send_with_fd(sock, &h, sizeof h, -1) == 0 ? 0 : 4;
     }
     h.magic = AOS__BOOT_BLOB_MAGIC;
     h.static_len = AOS__BOOT_BLOB_MAX;

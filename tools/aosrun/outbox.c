@@ -71,15 +71,20 @@ int aosrun_outbox_holds_fd(const struct aosrun_outbox *o)
     return o->fds != 0;
 }
 
+int aosrun_outbox_stalled(const struct aosrun_outbox *o)
+{
+    return o->head != NULL && o->stalled;
+}
+
 /* Sends what the socket takes of m: 1 all of it, 0 part or nothing (it is
- * full), -1 a failure (errno). */
+ * full, or its descriptor must wait), -1 a failure (errno). */
 static int send_some(int sock, struct aosrun_outbox_msg *m)
 {
     const struct aosrun_outbox_item *it = m->item;
     while (m->sent < it->len) {
         ssize_t n = aos__send_some_with_fd(sock, it->data + m->sent, it->len - m->sent,
                                            m->sent == 0 ? it->fd : -1, MSG_DONTWAIT);
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ETOOMANYREFS))
             return 0;
         if (n <= 0) {
             if (n == 0)
@@ -94,11 +99,13 @@ static int send_some(int sock, struct aosrun_outbox_msg *m)
 int aosrun_outbox_flush(struct aosrun_outbox *o, int sock)
 {
     while (o->head != NULL) {
+        errno = 0;
         int r = send_some(sock, o->head);
         if (r < 0) {
             aosrun_outbox_clear(o);
             return -1;
         }
+        o->stalled = r == 0 && errno == ETOOMANYREFS;
         if (r == 0)
             return 0;
         pop(o);

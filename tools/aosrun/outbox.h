@@ -19,7 +19,8 @@ struct aosrun_outbox_msg;
 
 struct aosrun_outbox {
     struct aosrun_outbox_msg *head, *tail;
-    size_t fds; /* queued messages that carry a descriptor */
+    size_t fds;  /* queued messages that carry a descriptor */
+    int stalled; /* the last send was refused for descriptors in flight */
 };
 
 /* An item of a then b (b may be empty) with fd (-1: none), held once by
@@ -37,6 +38,11 @@ int aosrun_outbox_send(struct aosrun_outbox *o, int sock, struct aosrun_outbox_i
 int aosrun_outbox_flush(struct aosrun_outbox *o, int sock);
 /* Whether something waits to be sent (the loop then polls for POLLOUT). */
 int aosrun_outbox_waiting(const struct aosrun_outbox *o);
+/* Whether the outbox waits, not for room in the socket, but for the PEs
+ * to take descriptors in flight: the kernel counts those against the
+ * sender's descriptor limit (ETOOMANYREFS), and poll does not say when
+ * that changes, so the caller tries again after a while. */
+int aosrun_outbox_stalled(const struct aosrun_outbox *o);
 /* Whether a queued message carries a descriptor. */
 int aosrun_outbox_holds_fd(const struct aosrun_outbox *o);
 /* Drops what is queued (the PE's socket is closed). */

@@ -143,7 +143,7 @@ static void send_all_pes(struct job *j, const void *a, size_t alen, const void *
         aosrun_job_fail(j, 1, -1);
         return;
     }
-    for (int i = 0; i < j->n; i++) {
+    for (int i = 0; i < j->n && !j->failed; i++) {
         struct pe *p = &j->pes[i];
         if (p->sock >= 0 && aosrun_outbox_send(&p->out, p->sock, it) != 0)
             send_failed(j, i);
@@ -653,7 +653,11 @@ static void event_loop(struct job *j, int sfd)
                  * looked at again every PARTIAL_RECHECK_MS instead. */
                 int part = j->pes[i].partial_since_ms != 0;
                 partial |= part;
-                short out = aosrun_outbox_waiting(&j->pes[i].out) ? POLLOUT : 0;
+                /* An outbox stalled on descriptors in flight is tried
+                 * again every PARTIAL_RECHECK_MS: poll does not say when. */
+                int stalled = aosrun_outbox_stalled(&j->pes[i].out);
+                partial |= stalled;
+                short out = aosrun_outbox_waiting(&j->pes[i].out) && !stalled ? POLLOUT : 0;
                 fds[m] = (struct pollfd){.fd = j->pes[i].sock,
                                          .events = (short)((part ? 0 : POLLIN) | out)};
                 who[m++] = i;
@@ -676,8 +680,10 @@ static void event_loop(struct job *j, int sfd)
                 continue;
             }
             struct pe *p = &j->pes[who[k]];
-            if ((fds[k].revents & (POLLOUT | POLLERR | POLLHUP)) && p->sock >= 0 &&
-                aosrun_outbox_waiting(&p->out) && aosrun_outbox_flush(&p->out, p->sock) != 0)
+            if (((fds[k].revents & (POLLOUT | POLLERR | POLLHUP)) ||
+                 aosrun_outbox_stalled(&p->out)) &&
+                p->sock >= 0 && aosrun_outbox_waiting(&p->out) &&
+                aosrun_outbox_flush(&p->out, p->sock) != 0)
                 send_failed(j, who[k]);
             short in = (short)(fds[k].revents & ~POLLOUT);
             /* (the signals above may have read this socket already:
