@@ -39,8 +39,7 @@ int main(int argc, char **argv)
                                 .rank = (uint32_t)atoi(rank),
                                 .pid = (uint32_t)getpid(),
                                 .arena_size = ARENA_BYTES};
-    char *blob = calloc(1, AOS__BOOT_BLOB_MAX);
-    if (blob == NULL || aos__send_with_fd(sock, &h, sizeof h, mem) != 0) {
+    if (aos__send_with_fd(sock, &h, sizeof h, mem) != 0) {
         perror("deaf_pe: hello");
         return 2;
     }
@@ -60,6 +59,11 @@ int main(int argc, char **argv)
         h.arena_size = 0; /* bye */
         return aos__send_with_fd(sock, &h, sizeof h, -1) == 0 ? 0 : 4;
     }
+    char *blob = calloc(1, AOS__BOOT_BLOB_MAX);
+    if (blob == NULL) {
+        perror("deaf_pe: blob");
+        return 2;
+    }
     h.magic = AOS__BOOT_BLOB_MAGIC;
     h.static_len = AOS__BOOT_BLOB_MAX;
     int blobs = argc > 2 ? atoi(argv[2]) : 1;
@@ -69,9 +73,11 @@ int main(int argc, char **argv)
         if (aos__send_with_fd(sock, &h, sizeof h, -1) != 0 ||
             aos__send_exact(sock, blob, AOS__BOOT_BLOB_MAX) != 0) {
             perror("deaf_pe: blob");
+            free(blob);
             return 2;
         }
     }
+    free(blob);
     sleep(argc > 1 ? (unsigned)atoi(argv[1]) : 30);
     return 0;
 }
