@@ -644,7 +644,7 @@ static void event_loop(struct job *j, int sfd)
         return;
     }
     while (job_busy(j)) {
-        int m = 0, partial = 0;
+        int m = 0, recheck = 0; /* some socket is looked at every PARTIAL_RECHECK_MS */
         fds[m] = (struct pollfd){.fd = sfd, .events = POLLIN};
         who[m++] = -1;
         for (int i = 0; i < n; i++) {
@@ -652,11 +652,11 @@ static void event_loop(struct job *j, int sfd)
                 /* A socket holding part of a message stays readable: it is
                  * looked at again every PARTIAL_RECHECK_MS instead. */
                 int part = j->pes[i].partial_since_ms != 0;
-                partial |= part;
+                recheck |= part;
                 /* An outbox stalled on descriptors in flight is tried
                  * again every PARTIAL_RECHECK_MS: poll does not say when. */
                 int stalled = aosrun_outbox_stalled(&j->pes[i].out);
-                partial |= stalled;
+                recheck |= stalled;
                 short out = aosrun_outbox_waiting(&j->pes[i].out) && !stalled ? POLLOUT : 0;
                 fds[m] = (struct pollfd){.fd = j->pes[i].sock,
                                          .events = (short)((part ? 0 : POLLIN) | out)};
@@ -667,7 +667,7 @@ static void event_loop(struct job *j, int sfd)
         if (j->up != NULL && j->up->pollfds != NULL)
             m += j->up->pollfds(j, fds + m, AOSRUN_UPLINK_FDS);
         int wait_ms = poll_timeout(j);
-        if (partial && (wait_ms < 0 || wait_ms > PARTIAL_RECHECK_MS))
+        if (recheck && (wait_ms < 0 || wait_ms > PARTIAL_RECHECK_MS))
             wait_ms = PARTIAL_RECHECK_MS;
         int r = poll(fds, (nfds_t)m, wait_ms);
         if (r < 0 && errno != EINTR)
