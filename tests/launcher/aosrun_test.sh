@@ -48,9 +48,11 @@ procs_gone() {
         i=$((i + 1))
     done
 }
-# LIMIT: ulimit arguments for one run (descriptor limits)
+# LIMIT: ulimit arguments for one run (descriptor limits); AS: a command
+# that runs aosrun as another user (setpriv ...), keeping those limits
 LIMIT=
-aosrun() { (if [ -n "$LIMIT" ]; then ulimit $LIMIT || exit 99; fi; exec env "$tag" "$AOSRUN" "$@"); }
+AS=
+aosrun() { (if [ -n "$LIMIT" ]; then ulimit $LIMIT || exit 99; fi; exec $AS env "$tag" "$AOSRUN" "$@"); }
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
@@ -126,17 +128,9 @@ if [ -n "$DEAF_PE" ]; then
     # as its limit: 8 PEs reading the exchange slowly hold 64 under a limit
     # of 48, and aosrun waits for them rather than failing the job.
     if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-        start=$(date +%s%N)
-        timeout -k 5 60 setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
-            'ulimit -n 48 && ulimit -Hn 48 && exec env "$0" "$1" -n 8 --timeout 30 "$2" slow' \
-            "$tag" "$AOSRUN" "$DEAF_PE" >"$out/fds_in_flight.out" 2>"$out/fds_in_flight.err"
-        got=$?
-        ms=$(( ($(date +%s%N) - start) / 1000000 ))
-        if [ "$got" = 0 ]; then
-            echo "ok fds_in_flight: status 0 in ${ms} ms"
-        else
-            fail "fds_in_flight: exit status $got: $(cat "$out/fds_in_flight.err")"
-        fi
+        LIMIT="-n 48" AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+        run fds_in_flight 0 20 "" -- -n 8 --timeout 30 "$DEAF_PE" slow
+        LIMIT= AS=
     fi
 fi
 run kill16 137 10 "PE 9 \(pid [0-9]+\) was killed by signal 9" -- -n 16 "$VICTIM" kill 9
