@@ -342,7 +342,7 @@ int aos_portal_read(aos_portal_t *p, int sender, void *buf, size_t cap, size_t *
     } else {
         struct grant_msg g = {p->ctl_off, GRANT(p->seq, sender), lo,
                               (uint64_t)cap, p->seg->state, p->seg->index};
-        rc = aos__tp(sender)->am_send(sender, AOS__AM_PORTAL_GRANT, &g, sizeof g);
+        rc = aos__tp(sender)->am_send(sender, AOS__AM_PORTAL_GRANT, &g, sizeof g, 0);
         if (rc != AOS_OK) {
             free(r);
             aos__store_release(&p->reading, 0); /* as take_answer */

@@ -89,7 +89,7 @@ static void on_seg_state(int src, const void *payload, size_t len)
     uint64_t *states = all != NULL ? aos__load_acquire(&all[src]) : NULL;
     if (states != NULL && m.index < AOS__MAX_SEGMENTS)
         aos__raise_relaxed(&states[m.index], m.state); /* relaxed: a best-effort check */
-    (void)aos__tp(src)->am_send(src, AOS__AM_SEG_STATE_SEEN, &m, sizeof m);
+    (void)aos__tp(src)->am_send(src, AOS__AM_SEG_STATE_SEEN, &m, sizeof m, 0);
 }
 
 /* Per directory entry of mine: the state its destroy told the other
@@ -146,7 +146,7 @@ static void tell_other_nodes(uint32_t index, uint64_t state)
     struct told_wait w = {.index = index, .peers = 0};
     for (int pe = 0; pe < aos__rt.npes; pe++)
         if (!aos__on_node(pe) &&
-            aos__tp(pe)->am_send(pe, AOS__AM_SEG_STATE, &m, sizeof m) == AOS_OK)
+            aos__tp(pe)->am_send(pe, AOS__AM_SEG_STATE, &m, sizeof m, 0) == AOS_OK)
             w.peers++;
     (void)aos__wait(all_seen, &w, AOS__FOREVER, AOS__WATCH_ALL); /* fails only as the job ends */
 }

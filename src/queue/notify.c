@@ -405,7 +405,7 @@ static int notified_remote(int is_put, void *local, aos_seg_t *seg, uint64_t off
     struct note_msg m = {.pos = pos,
                          .body = (uint64_t)tag | (uint64_t)segment << 32,
                          .pub = (uint32_t)(pos + 1) | (uint64_t)(uint32_t)seg->state << 32};
-    rc = aos__tp(target)->am_send(target, AOS__AM_NOTE, &m, sizeof m);
+    rc = aos__tp(target)->am_send(target, AOS__AM_NOTE, &m, sizeof m, 0);
     if (put_attached && put_ev == &own) {
         /* Even when the message failed: the transport holds `own` until then. */
         int wait_rc = aos__event_wait(&own);

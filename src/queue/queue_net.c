@@ -9,7 +9,9 @@
  * answered. aos_enqueue does not wait for its answer: it spends one of the
  * handle's AOS__QUEUE_NET_CREDITS and waits only when none is left, so a
  * producer streams items at the network's rate and the owner holds at most
- * that many parked items per producer handle. Parked items of one queue go
+ * that many parked items per producer handle. While earlier pushes of the
+ * handle are unanswered a push is sent with AOS__AM_LATER: a burst leaves
+ * as one network message, and its answers come back as one. Parked items of one queue go
  * in in arrival order, and while some are parked a new push waits behind
  * them, so one producer's items keep their order. Each queue keeps its own
  * line of parked items, so a dequeue looks at one item per queue that has
@@ -134,7 +136,7 @@ static void answer(int src, uint64_t token, int rc)
     if (src < 0)
         return;
     struct done_msg d = {.token = token, .rc = rc};
-    (void)aos__tp(src)->am_send(src, AOS__AM_QUEUE_DONE, &d, sizeof d);
+    (void)aos__tp(src)->am_send(src, AOS__AM_QUEUE_DONE, &d, sizeof d, 0);
 }
 
 /* Answers collected under the lock, sent after it. */
@@ -495,7 +497,10 @@ static int credits_back(const void *ctx)
 int aos__queue_net_stream(const aos_seg_t *seg, const void *item, size_t len,
                           struct aos__queue_credits *c)
 {
-    int rc = aos__wait(credit_taken, c, AOS__FOREVER, AOS__WATCH_ALL);
+    /* A free credit is taken without a turn of progress (a wait's first
+     * step), so that the pushes of a stream fill one message; the wait for
+     * one when none is free serves, and sends them. */
+    int rc = credit_taken(c) ? AOS_OK : aos__wait(credit_taken, c, AOS__FOREVER, AOS__WATCH_ALL);
     if (rc != AOS_OK)
         return rc;
     /* Relaxed: the first refusal of an earlier item, reported once; the
@@ -509,7 +514,11 @@ int aos__queue_net_stream(const aos_seg_t *seg, const void *item, size_t len,
     struct push_msg m = {.token = (uintptr_t)c + 1, .queue = name_of(seg), .wait = 1,
                          .len = (uint32_t)len};
     memcpy(m.item, item, len);
-    rc = aos__tp(owner)->am_send(owner, AOS__AM_QUEUE_PUSH, &m, PUSH_HEAD + len);
+    /* With earlier pushes of the handle unanswered this one may wait for
+     * their answers, and leave with the others sent meanwhile. Relaxed: a
+     * hint; the answers' arrival, or the transport's progress, sends it. */
+    unsigned later = aos__load_relaxed(&c->in_flight) > 1 ? AOS__AM_LATER : 0;
+    rc = aos__tp(owner)->am_send(owner, AOS__AM_QUEUE_PUSH, &m, PUSH_HEAD + len, later);
     if (rc != AOS_OK)
         credit_back(c);
     return rc;
@@ -538,7 +547,7 @@ int aos__queue_net_push(const aos_seg_t *seg, const void *item, size_t len, int 
     memcpy(m.item, item, len);
     if (ev != NULL && !posted)
         aos__event_post(ev);
-    int rc = aos__tp(owner)->am_send(owner, AOS__AM_QUEUE_PUSH, &m, PUSH_HEAD + len);
+    int rc = aos__tp(owner)->am_send(owner, AOS__AM_QUEUE_PUSH, &m, PUSH_HEAD + len, 0);
     if (rc != AOS_OK) {
         if (a->unanswered != NULL)
             aos__fetch_sub_release(a->unanswered, 1); /* release: as in on_done */

@@ -119,7 +119,7 @@ int aos__rpc_net_call(int pe, const struct aos__rpc_request *q, const void *args
     if (q->args_len != 0)
         memcpy(m.args, args, q->args_len);
     return aos__tp(pe)->am_send(pe, AOS__AM_RPC_CALL, &m,
-                                offsetof(struct call_msg, args) + q->args_len);
+                                offsetof(struct call_msg, args) + q->args_len, 0);
 }
 
 static void on_call(int src, const void *payload, size_t len)
@@ -167,7 +167,7 @@ void aos__rpc_net_serve(const struct aos__rpc_request *q)
     m->status = aos__rpc_run_request(q, args, m->reply, &m->len);
     free(args);
     int caller = (int)q->caller;
-    (void)aos__tp(caller)->am_send(caller, AOS__AM_RPC_REPLY, m, REPLY_HEAD + m->len);
+    (void)aos__tp(caller)->am_send(caller, AOS__AM_RPC_REPLY, m, REPLY_HEAD + m->len, 0);
     free(m);
 }
 

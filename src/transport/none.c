@@ -110,9 +110,9 @@ static int none_expose(uint64_t off, uint64_t len)
     return AOS_OK;
 }
 
-static int none_am_send(int pe, unsigned id, const void *payload, size_t len)
+static int none_am_send(int pe, unsigned id, const void *payload, size_t len, unsigned flags)
 {
-    (void)pe, (void)id, (void)payload, (void)len;
+    (void)pe, (void)id, (void)payload, (void)len, (void)flags;
     return AOS_ERR_UNSUPPORTED;
 }
 

@@ -51,6 +51,13 @@ struct aos__runtime;
 /* The most bytes one put_signal carries (the largest exchange entry run). */
 #define AOS__PUT_SIGNAL_MAX 65536
 
+/* am_send's flag for a message in a stream whose earlier messages pe will
+ * answer: the transport may hold it until its next turn of progress (which
+ * the first answer's arrival brings, or its own progress thread), so that
+ * several leave in one network message. It keeps its place among my
+ * operations to pe all the same. */
+#define AOS__AM_LATER 1u
+
 struct aos__transport {
     const char *name;
     /* shm: creates this PE's arena and maps those of the PEs of its node.
@@ -116,8 +123,9 @@ struct aos__transport {
     int (*expose)(uint64_t off, uint64_t len);
     /* An active message: len bytes (at most AOS__AM_MAX) handed to the core
      * handler `id` (core/am.h) at pe, run by whichever of pe's threads drives
-     * its progress. Returns once payload may be reused. */
-    int (*am_send)(int pe, unsigned id, const void *payload, size_t len);
+     * its progress. Returns once payload may be reused. flags: 0, or
+     * AOS__AM_LATER (below). */
+    int (*am_send)(int pe, unsigned id, const void *payload, size_t len, unsigned flags);
 };
 
 extern const struct aos__transport aos__transport_shm;

@@ -12,7 +12,10 @@
  *     refuses its later items;
  *  5. RPC (blocking, with an event, posted), mailboxes (writes with and
  *     without events into a full mailbox), portals and notified puts reach
- *     every PE from every PE, wherever it is. */
+ *     every PE from every PE, wherever it is;
+ *  6. a producer that streams items and then computes, never calling aos,
+ *     has every item reach the queue (a network transport that holds a
+ *     stream's items back to send them together still sends them). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -220,6 +223,49 @@ static void queue_flow(int me, int n)
     CHECK_OK(aos_barrier_all());
 }
 
+static void stream_then_compute(int me, int n)
+{
+    enum { ITEMS = 50 };
+    if (n < 2)
+        return;
+    uint64_t *done = aos_calloc(1, sizeof *done);
+    CHECK(done != NULL);
+    aos_queue_t *q = NULL;
+    if (me == 0)
+        CHECK_OK(aos_queue_create(43, 8, 64, &q));
+    CHECK_OK(aos_barrier_all());
+    if (me == 1) {
+        aos_queue_t *r = NULL;
+        CHECK_OK(aos_queue_attach(0, 43, &r));
+        for (uint64_t i = 0; i < ITEMS; i++)
+            CHECK_OK(aos_enqueue(r, &i));
+        /* No aos call until PE 0 says it has them all. */
+        double deadline = now_s() + 60;
+        volatile double sink = 0;
+        while (__atomic_load_n(done, __ATOMIC_ACQUIRE) == 0 && now_s() < deadline)
+            for (int i = 0; i < 10000; i++)
+                sink = sink + i * 0.5;
+        CHECK(__atomic_load_n(done, __ATOMIC_ACQUIRE) == 1);
+        CHECK_OK(aos_queue_detach(r));
+    } else if (me == 0) {
+        double deadline = now_s() + 60;
+        for (uint64_t i = 0; i < ITEMS; i++) {
+            uint64_t item = ~(uint64_t)0;
+            int rc;
+            while ((rc = aos_try_dequeue(q, &item)) == AOS_ERR_AGAIN && now_s() < deadline)
+                CHECK_OK(aos_progress());
+            CHECK_OK(rc);
+            CHECK(item == i);
+        }
+        uint64_t one = 1;
+        CHECK_OK(aos_putmem(1, done, &one, sizeof one, NULL));
+    }
+    CHECK_OK(aos_barrier_all());
+    if (me == 0)
+        CHECK_OK(aos_queue_destroy(q));
+    CHECK_OK(aos_free(done));
+}
+
 static void everything_across(int me, int n)
 {
     aos_rpc_id_t id;
@@ -308,6 +354,7 @@ int main(void)
     sleeping_waiter(me, n);
     atomic_after_puts(me, n);
     queue_flow(me, n);
+    stream_then_compute(me, n);
     everything_across(me, n);
     CHECK_OK(aos_finalize());
     return 0;

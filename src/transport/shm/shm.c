@@ -241,9 +241,9 @@ static int shm_expose(uint64_t off, uint64_t len)
     return AOS_OK; /* every PE of the node maps the whole arena */
 }
 
-static int shm_am_send(int pe, unsigned id, const void *payload, size_t len)
+static int shm_am_send(int pe, unsigned id, const void *payload, size_t len, unsigned flags)
 {
-    (void)pe, (void)id, (void)payload, (void)len;
+    (void)pe, (void)id, (void)payload, (void)len, (void)flags;
     return AOS_ERR_UNSUPPORTED; /* on a node the layers use the mapped memory */
 }
 

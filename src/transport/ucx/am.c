@@ -136,14 +136,10 @@ static ucs_status_t on_message(void *arg, const void *header, size_t header_len,
         }
         break;
     case AOS__UCX_PUT_SIGNAL: put_signal(&h, data, len); break;
-    case AOS__UCX_COALESCED: aos__ucx_coalesced_apply(data, len); break;
+    case AOS__UCX_COALESCED: aos__ucx_coalesced_apply((int)h.src, data, len); break;
     /* Relaxed: read by the thread that drives the worker, which runs this. */
     case AOS__UCX_HELLO: (void)aos__fetch_add_relaxed(&U.hellos, 1); break;
-    case AOS__UCX_CORE:
-        in_handler++;
-        aos__am_dispatch((int)h.src, (unsigned)h.a, data, len);
-        in_handler--;
-        break;
+    case AOS__UCX_CORE: aos__ucx_core_dispatch((int)h.src, (unsigned)h.a, data, len); break;
     default: break;
     }
     return UCS_OK;
@@ -218,7 +214,30 @@ int aos__ucx_am_put_signal(int pe, uint64_t off, const void *src, size_t len, ui
                          "sending a message", pe);
 }
 
-int aos__ucx_core_am(int pe, unsigned id, const void *payload, size_t len)
+void aos__ucx_core_dispatch(int src, unsigned id, const void *payload, size_t len)
+{
+    in_handler++;
+    aos__am_dispatch(src, id, payload, len);
+    in_handler--;
+}
+
+/* A core message (not from a handler); `now`: a record that the caller
+ * sends at once (send_deferred). */
+static int core_am(int pe, unsigned id, const void *payload, size_t len, unsigned flags, int now)
+{
+    /* Delivered after my earlier puts to pe (transport.h). */
+    int rc = aos__ucx_order_after_puts(pe);
+    if (rc != AOS_OK)
+        return rc;
+    if (flags & AOS__AM_LATER) { /* a record, where pe takes them */
+        rc = aos__ucx_coalesce_core(pe, id, payload, len, now);
+        if (rc != AOS_ERR_AGAIN)
+            return rc;
+    }
+    return aos__ucx_am(pe, AOS__UCX_CORE, id, 0, payload, len);
+}
+
+int aos__ucx_core_am(int pe, unsigned id, const void *payload, size_t len, unsigned flags)
 {
     if (in_handler) {
         struct deferred *d = malloc(sizeof *d + len);
@@ -234,21 +253,23 @@ int aos__ucx_core_am(int pe, unsigned id, const void *payload, size_t len)
         pthread_mutex_unlock(&U.lock);
         return AOS_OK;
     }
-    /* Delivered after my earlier puts to pe (transport.h). */
-    int rc = aos__ucx_order_after_puts(pe);
-    return rc != AOS_OK ? rc : aos__ucx_am(pe, AOS__UCX_CORE, id, 0, payload, len);
+    return core_am(pe, id, payload, len, flags, 0);
 }
 
 /* Sends what handlers deferred, oldest first; one at a time, so that a
  * handler run while this one is sent may append more. Not again on this
  * thread while it sends one (its wait drives the worker, which comes back
- * here): the next would overtake it. */
+ * here): the next would overtake it. Where the peer takes records they
+ * go as records, and leave together once the next message is for another
+ * peer, or at the end: the answers to a message of many records are one
+ * message back. */
 static void send_deferred(void)
 {
     static AOS__TLS int sending;
     if (sending)
         return;
     sending = 1;
+    int unsent = -1; /* the peer whose records were appended last */
     for (;;) {
         pthread_mutex_lock(&U.lock);
         struct deferred *d = deferred_head;
@@ -258,9 +279,14 @@ static void send_deferred(void)
                 deferred_tail = &deferred_head;
         }
         pthread_mutex_unlock(&U.lock);
+        if (d != NULL && d->pe == unsent)
+            unsent = -1; /* its records leave with this one's */
+        if (unsent >= 0) /* fails only as the job ends, as the sends below */
+            (void)aos__ucx_coalesce_send(unsent);
         if (d == NULL)
             break;
-        (void)aos__ucx_core_am(d->pe, d->id, d->payload, d->len); /* fails only as the job ends */
+        (void)core_am(d->pe, d->id, d->payload, d->len, AOS__AM_LATER, 1);
+        unsent = d->pe;
         free(d);
     }
     sending = 0;

@@ -33,13 +33,20 @@
  * thread, a stream of other operations): records never wait for a program
  * that goes on to spin on another peer or stops issuing.
  *
+ * Core messages sent with AOS__AM_LATER (transport.h; a stream of queue
+ * pushes, and the answers a handler defers) travel as records too: they
+ * leave with the buffer, at the latest at the next turn of the worker, so
+ * a burst of pushes is one message and their answers one message back.
+ *
  * Record: a header (arena offset, length or width, kind, operation) and,
- * for a put, its data padded to 8 bytes; for an atomic, its operand. */
+ * for a put, its data padded to 8 bytes; for an atomic, its operand; for
+ * a core message (its handler's id in `op`), its payload padded to 8. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch/atomics.h"
 #include "arch/cpu_amo.h"
+#include "core/am.h"
 #include "core/runtime.h"
 #include "core/tls.h"
 #include "transport/ucx/ucx.h"
@@ -53,14 +60,15 @@
 #define BUFFER_BYTES 32768u
 #define PUT_MAX 4096u
 
-enum { REC_PUT = 1, REC_AMO = 2 };
+enum { REC_PUT = 1, REC_AMO = 2, REC_CORE = 3 };
 
 struct record {
-    uint64_t off;
-    uint32_t len; /* put: bytes of data that follow; atomic: the width */
+    uint64_t off; /* core message: 0 */
+    uint32_t len; /* put, core message: bytes that follow; atomic: the width */
     uint16_t kind;
-    uint16_t op;  /* atomic: its aos_amo_op_t */
+    uint16_t op;  /* atomic: its aos_amo_op_t; core message: the handler's id */
 };
+_Static_assert(AOS__AM_COUNT <= UINT16_MAX, "a handler's id fits a record");
 _Static_assert(sizeof(struct record) == 16, "records are 8-byte aligned in a buffer");
 _Static_assert(PUT_MAX + sizeof(struct record) <= BUFFER_BYTES, "a put fits an empty buffer");
 
@@ -160,12 +168,15 @@ static int send_now(int pe)
     return rc;
 }
 
+int aos__ucx_coalesce_send(int pe)
+{
+    return U.peers[pe].co.on ? send_now(pe) : AOS_OK;
+}
+
 ucp_ep_h aos__ucx_ep(int pe)
 {
-    struct aos__ucx_peer *p = &U.peers[pe];
-    if (p->co.on)
-        (void)send_now(pe); /* a failure is the endpoint's: see ucx.h */
-    return p->ep;
+    (void)aos__ucx_coalesce_send(pe); /* a failure is the endpoint's: see ucx.h */
+    return U.peers[pe].ep;
 }
 
 void aos__ucx_coalesce_send_all(void)
@@ -187,8 +198,9 @@ void aos__ucx_coalesce_send_all(void)
 }
 
 /* Copies one record (and len bytes of body) into pe's buffer, sending the
- * buffer first when it is full. */
-static int append(int pe, const struct record *r, const void *body, size_t len)
+ * buffer first when it is full. `nudge`: the records may wait for the
+ * progress thread (else the caller sends them itself at once). */
+static int append(int pe, const struct record *r, const void *body, size_t len, int nudge)
 {
     struct aos__ucx_coalesce *c = &U.peers[pe].co;
     size_t need = sizeof *r + padded(len);
@@ -205,7 +217,8 @@ static int append(int pe, const struct record *r, const void *body, size_t len)
         size_t used = c->used;
         if (used + need <= BUFFER_BYTES) {
             memcpy(c->buf + used, r, sizeof *r);
-            memcpy(c->buf + used + sizeof *r, body, len);
+            if (len != 0)
+                memcpy(c->buf + used + sizeof *r, body, len);
             memset(c->buf + used + sizeof *r + len, 0, padded(len) - len);
             /* Release: a thread that sees the new length sees the record. */
             aos__store_release(&c->used, (uint32_t)(used + need));
@@ -214,7 +227,7 @@ static int append(int pe, const struct record *r, const void *body, size_t len)
              * one that send_all is clearing now, having looked at this
              * buffer before the record. seq_cst: releases the record to
              * send_all's acquire, and see aos__ucx_thread_nudge. */
-            if (aos__exchange_seq_cst(&U.coalesced, 1) == 0)
+            if (aos__exchange_seq_cst(&U.coalesced, 1) == 0 && nudge)
                 aos__ucx_thread_nudge();
             return AOS_OK;
         }
@@ -255,7 +268,7 @@ int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len)
     if (rc != AOS_OK)
         return rc;
     struct record r = {.off = off, .len = (uint32_t)len, .kind = REC_PUT};
-    return append(pe, &r, src, len);
+    return append(pe, &r, src, len, 1);
 }
 
 int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
@@ -265,12 +278,31 @@ int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
     if (rc != AOS_OK)
         return rc;
     struct record r = {.off = off, .len = width, .kind = REC_AMO, .op = (uint16_t)op};
-    return append(pe, &r, &operand, sizeof operand);
+    return append(pe, &r, &operand, sizeof operand, 1);
+}
+
+int aos__ucx_coalesce_core(int pe, unsigned id, const void *payload, size_t len, int now)
+{
+    /* In a handler nothing is appended (above); its messages are deferred
+     * before they come here anyway. */
+    if (!U.peers[pe].co.on || aos__ucx_in_handler() || len > PUT_MAX)
+        return AOS_ERR_AGAIN;
+    struct record r = {.len = (uint32_t)len, .kind = REC_CORE, .op = (uint16_t)id};
+    return append(pe, &r, payload, len, !now);
 }
 
 /* ---- the target's side ---------------------------------------------------- */
 
-void aos__ucx_coalesced_apply(const char *data, size_t len)
+/* Wakes my sleepers watching what records wrote into [*lo, *hi), if any. */
+static void ring_written(uint64_t *lo, uint64_t *hi)
+{
+    if (*lo < *hi)
+        aos__ucx_ring(*lo, *hi);
+    *lo = UINT64_MAX;
+    *hi = 0;
+}
+
+void aos__ucx_coalesced_apply(int src, const char *data, size_t len)
 {
     uint64_t size = aos__rt.arena_size, lo = UINT64_MAX, hi = 0;
     size_t at = 0;
@@ -280,8 +312,18 @@ void aos__ucx_coalesced_apply(const char *data, size_t len)
     while (len - at >= sizeof r) {
         memcpy(&r, data + at, sizeof r);
         at += sizeof r;
-        size_t body = r.kind == REC_PUT ? padded(r.len) : sizeof(uint64_t);
-        if (body > len - at || r.off > size || r.len > size - r.off)
+        size_t body = r.kind == REC_AMO ? sizeof(uint64_t) : padded(r.len);
+        if (body > len - at)
+            break;
+        if (r.kind == REC_CORE) {
+            /* What the records before it wrote is seen as written by
+             * whatever its handler wakes. */
+            ring_written(&lo, &hi);
+            aos__ucx_core_dispatch(src, r.op, data + at, r.len);
+            at += body;
+            continue;
+        }
+        if (r.off > size || r.len > size - r.off)
             break;
         char *dst = aos__rt.my_base + r.off;
         if (r.kind == REC_PUT) {
@@ -300,6 +342,5 @@ void aos__ucx_coalesced_apply(const char *data, size_t len)
         if (r.off + r.len > hi)
             hi = r.off + r.len;
     }
-    if (lo < hi)
-        aos__ucx_ring(lo, hi);
+    ring_written(&lo, &hi);
 }

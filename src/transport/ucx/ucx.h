@@ -179,8 +179,12 @@ int aos__ucx_am_coalesced(int pe, const void *buf, size_t len, uint32_t *issuing
 /* Non-zero on a thread running a core message handler. */
 int aos__ucx_in_handler(void);
 /* The table's am_send: a core message to pe, after my earlier puts to it.
- * Sent by the next settle when called from inside a core handler. */
-int aos__ucx_core_am(int pe, unsigned id, const void *payload, size_t len);
+ * Sent by the next settle when called from inside a core handler. With
+ * AOS__AM_LATER, a record where pe takes them (coalesce.c). */
+int aos__ucx_core_am(int pe, unsigned id, const void *payload, size_t len, unsigned flags);
+/* Runs the core handler of a message from src (a CORE message, or a record
+ * of a COALESCED one), as a handler (aos__ucx_in_handler). */
+void aos__ucx_core_dispatch(int src, unsigned id, const void *payload, size_t len);
 /* Sends the messages core handlers deferred, outside a handler; for waits
  * that drive the worker without settling, so that a handler's answer does
  * not wait for a settle that the program, blocked in such a wait on the
@@ -230,17 +234,23 @@ void aos__ucx_coalesce_stop(int pe);
 int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len);
 int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
                           uint64_t operand);
+/* A core message of at most 4 KiB (aos__ucx_core_am with AOS__AM_LATER);
+ * `now`: the caller sends the records itself before it returns. */
+int aos__ucx_coalesce_core(int pe, unsigned id, const void *payload, size_t len, int now);
 /* pe's endpoint, once the records coalesced for pe so far are issued on it
  * (by this thread or another): every operation to pe is issued through it.
  * A failed send reports itself; the operation issued next on the endpoint
  * fails too. */
 ucp_ep_h aos__ucx_ep(int pe);
+/* Sends pe's records, if any (after any earlier buffer of pe). */
+int aos__ucx_coalesce_send(int pe);
 /* Sends every peer's records (each turn of the worker and each settle:
  * they do not wait for long). */
 void aos__ucx_coalesce_send_all(void);
-/* The COALESCED message's handler: applies the records in order to my
- * arena and rings for the range they wrote. */
-void aos__ucx_coalesced_apply(const char *data, size_t len);
+/* The COALESCED message's handler: applies the records from src in order
+ * to my arena, ringing for the range they wrote, and hands the core
+ * messages among them to their handlers. */
+void aos__ucx_coalesced_apply(int src, const char *data, size_t len);
 
 /* printed.c: calls line_fn(line, arg) for each line print writes about obj;
  * 0 when nothing could be printed. */
