@@ -255,13 +255,14 @@ static void settle_accepts(const struct aos__ucx_fds *before)
 }
 
 /* UCX's TCP moves data in segments of 8 KiB unless told otherwise, each a
- * system call and a turn of the target's progress: large puts, gets and
- * broadcasts ran at a quarter of what the same link carries in 64 KiB
- * segments. UCP takes transport settings only from the environment (its
- * config_modify refuses them), which UCT reads when the worker opens its
- * interfaces: set there for that moment unless the user set them, then
- * taken out again. */
-#define TCP_SEG_SIZE "64k"
+ * system call and a turn of the target's progress, so large puts, gets and
+ * broadcasts are paced by those rather than by the link: in 256 KiB
+ * segments a 64 KiB put is one. An endpoint holds a segment for sending or
+ * receiving only while a transfer is under way. UCP takes transport
+ * settings only from the environment (its config_modify refuses them),
+ * which UCT reads when the worker opens its interfaces: set there for that
+ * moment unless the user set them, then taken out again. */
+#define TCP_SEG_SIZE "256k"
 static const char *const tcp_seg_vars[] = {"UCX_TCP_TX_SEG_SIZE", "UCX_TCP_RX_SEG_SIZE"};
 #define TCP_SEG_VARS ((int)(sizeof tcp_seg_vars / sizeof *tcp_seg_vars))
 
