@@ -371,14 +371,15 @@ AOS__AMO_DECLARE_BOTH(uint64_t, u64)
  * No item is lost, duplicated or torn, and the items of one producer come
  * out in the order it enqueued them, whatever the capacity (1 included).
  * A producer on another node sends its items to the owner: aos_try_enqueue
- * waits for the owner's answer; aos_enqueue returns once the item is on its
- * way, and waits only when 64 of its handle's items are still unanswered
- * (the owner holds items that found the queue full until a dequeue makes
- * room). While earlier items are unanswered an item may wait in this PE
- * for the network's next turn of progress (the next aos call that waits,
- * or else the network progress thread, typically within a millisecond or
- * two), so that a burst of items travels in one message. An item that reaches a queue destroyed meanwhile is dropped, and the
- * producer's next call on the handle returns AOS_ERR_DESTROYED.
+ * waits for the owner's answer; aos_enqueue does not, and waits only when
+ * 64 of its handle's items are still unanswered (the owner holds items
+ * that found the queue full until a dequeue makes room). While earlier
+ * items are unanswered an item may wait in this PE for the network's next
+ * turn of progress (the next aos call that waits, or else the network
+ * progress thread, typically within a millisecond or two), so that a burst
+ * of items travels in one message. An item that reaches a queue destroyed
+ * meanwhile is dropped, and the producer's next call on the handle returns
+ * AOS_ERR_DESTROYED.
  * aos_queue_detach of such a handle waits until the owner has every item
  * sent through it (dequeued, or held for a full queue and then dequeued),
  * as aos_enqueue on a node waits while the queue is full. */

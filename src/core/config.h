@@ -54,9 +54,9 @@
       "that may end a wait, a flush to order an atomic or signal after puts, even where " \
       "one TCP stream makes both needless; for testing the paths RDMA networks take")    \
     X(net_coalesce, "AOS_NET_COALESCE", BOOL, "1", 0,                                       \
-      "send the small puts with events and the posted atomics a PE issues to one network " \
-      "peer in one message, where one TCP stream carries them all in order and the "      \
-      "peer's CPU applies them; 0 sends each on its own")                                 \
+      "send the small puts with events, the posted atomics and the queue items a PE "     \
+      "streams to one network peer several to a message, where one TCP stream carries "   \
+      "them all in order and the peer's CPU applies them; 0 sends each on its own")       \
     X(net_wakeup, "AOS_NET_WAKEUP", UINT, "1", 0,                                           \
       "how the network progress thread waits for arrivals while it serves: 1 sleeps on "  \
       "descriptors (the TCP interfaces' own where UCX found only TCP, else the worker's); " \

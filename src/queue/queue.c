@@ -458,7 +458,7 @@ int aos_enqueue(aos_queue_t *q, const void *item)
     int rc = check_item(q, item);
     if (rc != AOS_OK)
         return rc;
-    if (q->hdr == NULL) /* its wait for a credit serves */
+    if (q->hdr == NULL) /* serves when it must wait for a credit */
         return aos__queue_net_stream(q->seg, item, q->item_size, &q->credits);
     /* Inside the guard while waiting too: the bell we sleep on is in the
      * queue's memory, which the owner's destroy reclaims only after we

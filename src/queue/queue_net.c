@@ -11,11 +11,11 @@
  * producer streams items at the network's rate and the owner holds at most
  * that many parked items per producer handle. While earlier pushes of the
  * handle are unanswered a push is sent with AOS__AM_LATER: a burst leaves
- * as one network message, and its answers come back as one. Parked items of one queue go
- * in in arrival order, and while some are parked a new push waits behind
- * them, so one producer's items keep their order. Each queue keeps its own
- * line of parked items, so a dequeue looks at one item per queue that has
- * some, not at the whole backlog.
+ * as one network message, and its answers come back as one. Parked items
+ * of one queue go in in arrival order, and while some are parked a new
+ * push waits behind them, so one producer's items keep their order. Each
+ * queue keeps its own line of parked items, so a dequeue looks at one item
+ * per queue that has some, not at the whole backlog.
  *
  * A push names the queue by its segment: arena offset, key, directory
  * entry and that entry's state, which grows with every create and destroy

@@ -55,7 +55,8 @@ struct aos__runtime;
  * answer: the transport may hold it until its next turn of progress (which
  * the first answer's arrival brings, or its own progress thread), so that
  * several leave in one network message. It keeps its place among my
- * operations to pe all the same. */
+ * operations to pe all the same, and leaves within a bounded time even if
+ * the program never calls aos again. */
 #define AOS__AM_LATER 1u
 
 struct aos__transport {

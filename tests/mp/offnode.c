@@ -13,9 +13,10 @@
  *  5. RPC (blocking, with an event, posted), mailboxes (writes with and
  *     without events into a full mailbox), portals and notified puts reach
  *     every PE from every PE, wherever it is;
- *  6. a producer that streams items and then computes, never calling aos,
- *     has every item reach the queue (a network transport that holds a
- *     stream's items back to send them together still sends them). */
+ *  6. producers that stream items and then compute, never calling aos,
+ *     have every item reach the queue, in order per producer (a network
+ *     transport that holds a stream's items back to send them together
+ *     still sends them, and answers each producer). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -226,20 +227,22 @@ static void queue_flow(int me, int n)
 static void stream_then_compute(int me, int n)
 {
     enum { ITEMS = 50 };
-    if (n < 2)
+    if (n < 2 || n > 64)
         return;
     uint64_t *done = aos_calloc(1, sizeof *done);
     CHECK(done != NULL);
     aos_queue_t *q = NULL;
     if (me == 0)
-        CHECK_OK(aos_queue_create(43, 8, 64, &q));
+        CHECK_OK(aos_queue_create(43, 16, 64, &q));
     CHECK_OK(aos_barrier_all());
-    if (me == 1) {
+    if (me != 0) {
         aos_queue_t *r = NULL;
         CHECK_OK(aos_queue_attach(0, 43, &r));
-        for (uint64_t i = 0; i < ITEMS; i++)
-            CHECK_OK(aos_enqueue(r, &i));
-        /* No aos call until PE 0 says it has them all. */
+        for (uint64_t i = 0; i < ITEMS; i++) {
+            uint64_t item[2] = {(uint64_t)me, i};
+            CHECK_OK(aos_enqueue(r, item));
+        }
+        /* No aos call until PE 0 says it has every PE's items. */
         double deadline = now_s() + 60;
         volatile double sink = 0;
         while (__atomic_load_n(done, __ATOMIC_ACQUIRE) == 0 && now_s() < deadline)
@@ -247,18 +250,22 @@ static void stream_then_compute(int me, int n)
                 sink = sink + i * 0.5;
         CHECK(__atomic_load_n(done, __ATOMIC_ACQUIRE) == 1);
         CHECK_OK(aos_queue_detach(r));
-    } else if (me == 0) {
+    } else {
+        uint64_t next[64] = {0};
         double deadline = now_s() + 60;
-        for (uint64_t i = 0; i < ITEMS; i++) {
-            uint64_t item = ~(uint64_t)0;
+        for (long k = 0; k < (long)(n - 1) * ITEMS; k++) {
+            uint64_t item[2] = {0, 0};
             int rc;
-            while ((rc = aos_try_dequeue(q, &item)) == AOS_ERR_AGAIN && now_s() < deadline)
+            while ((rc = aos_try_dequeue(q, item)) == AOS_ERR_AGAIN && now_s() < deadline)
                 CHECK_OK(aos_progress());
             CHECK_OK(rc);
-            CHECK(item == i);
+            CHECK(item[0] >= 1 && item[0] < (uint64_t)n);
+            CHECK(item[1] == next[item[0]]); /* exactly once, in order per producer */
+            next[item[0]]++;
         }
         uint64_t one = 1;
-        CHECK_OK(aos_putmem(1, done, &one, sizeof one, NULL));
+        for (int pe = 1; pe < n; pe++)
+            CHECK_OK(aos_putmem(pe, done, &one, sizeof one, NULL));
     }
     CHECK_OK(aos_barrier_all());
     if (me == 0)

@@ -5,7 +5,8 @@
  *  PUT_SIGNAL  the payload is an offset and data: copy the data there,
  *         then as SIGNAL;
  *  CORE   hand the payload to the core's handler a (core/am.h);
- *  COALESCED  the payload is records of puts and atomics (coalesce.c).
+ *  COALESCED  the payload is records: puts, atomics and core messages
+ *         (coalesce.c).
  * Messages are sent eagerly (payloads are small), so the data is in hand
  * when the handler runs, on whichever thread drives my worker. A core
  * handler that sends (a reply) runs inside UCP's progress, where waiting
@@ -221,16 +222,21 @@ void aos__ucx_core_dispatch(int src, unsigned id, const void *payload, size_t le
     in_handler--;
 }
 
-/* A core message (not from a handler); `now`: a record that the caller
- * sends at once (send_deferred). */
-static int core_am(int pe, unsigned id, const void *payload, size_t len, unsigned flags, int now)
+/* How core_am sends a message (not from a handler). */
+enum core_send {
+    CORE_MESSAGE,      /* a CORE message of its own */
+    CORE_RECORD_HELD,  /* a record where pe takes them, left for the buffer */
+    CORE_RECORD_MINE,  /* a record where pe takes them, which the caller sends */
+};
+
+static int core_am(int pe, unsigned id, const void *payload, size_t len, enum core_send how)
 {
     /* Delivered after my earlier puts to pe (transport.h). */
     int rc = aos__ucx_order_after_puts(pe);
     if (rc != AOS_OK)
         return rc;
-    if (flags & AOS__AM_LATER) { /* a record, where pe takes them */
-        rc = aos__ucx_coalesce_core(pe, id, payload, len, now);
+    if (how != CORE_MESSAGE) {
+        rc = aos__ucx_coalesce_core(pe, id, payload, len, how == CORE_RECORD_MINE);
         if (rc != AOS_ERR_AGAIN)
             return rc;
     }
@@ -253,7 +259,8 @@ int aos__ucx_core_am(int pe, unsigned id, const void *payload, size_t len, unsig
         pthread_mutex_unlock(&U.lock);
         return AOS_OK;
     }
-    return core_am(pe, id, payload, len, flags, 0);
+    return core_am(pe, id, payload, len,
+                   (flags & AOS__AM_LATER) ? CORE_RECORD_HELD : CORE_MESSAGE);
 }
 
 /* Sends what handlers deferred, oldest first; one at a time, so that a
@@ -269,7 +276,7 @@ static void send_deferred(void)
     if (sending)
         return;
     sending = 1;
-    int unsent = -1; /* the peer whose records were appended last */
+    int held_pe = -1; /* the peer whose records this loop appended last */
     for (;;) {
         pthread_mutex_lock(&U.lock);
         struct deferred *d = deferred_head;
@@ -279,14 +286,14 @@ static void send_deferred(void)
                 deferred_tail = &deferred_head;
         }
         pthread_mutex_unlock(&U.lock);
-        if (d != NULL && d->pe == unsent)
-            unsent = -1; /* its records leave with this one's */
-        if (unsent >= 0) /* fails only as the job ends, as the sends below */
-            (void)aos__ucx_coalesce_send(unsent);
+        if (d != NULL && d->pe == held_pe)
+            held_pe = -1; /* its records leave with this one's */
+        if (held_pe >= 0) /* fails only as the job ends, as the sends below */
+            (void)aos__ucx_coalesce_send(held_pe);
         if (d == NULL)
             break;
-        (void)core_am(d->pe, d->id, d->payload, d->len, AOS__AM_LATER, 1);
-        unsent = d->pe;
+        (void)core_am(d->pe, d->id, d->payload, d->len, CORE_RECORD_MINE);
+        held_pe = d->pe;
         free(d);
     }
     sending = 0;

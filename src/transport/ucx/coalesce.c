@@ -34,9 +34,10 @@
  * that goes on to spin on another peer or stops issuing.
  *
  * Core messages sent with AOS__AM_LATER (transport.h; a stream of queue
- * pushes, and the answers a handler defers) travel as records too: they
- * leave with the buffer, at the latest at the next turn of the worker, so
- * a burst of pushes is one message and their answers one message back.
+ * pushes) travel as records too, and leave with the buffer as above; the
+ * messages a handler deferred (its answers) go as records that settle
+ * sends at once (am.c). A burst of pushes is then one message, and their
+ * answers one message back.
  *
  * Record: a header (arena offset, length or width, kind, operation) and,
  * for a put, its data padded to 8 bytes; for an atomic, its operand; for
@@ -198,9 +199,11 @@ void aos__ucx_coalesce_send_all(void)
 }
 
 /* Copies one record (and len bytes of body) into pe's buffer, sending the
- * buffer first when it is full. `nudge`: the records may wait for the
- * progress thread (else the caller sends them itself at once). */
-static int append(int pe, const struct record *r, const void *body, size_t len, int nudge)
+ * buffer first when it is full. `caller_sends`: the caller sends pe's
+ * buffer itself before it returns (send_now), so no send_all or progress
+ * thread need look for it. */
+static int append(int pe, const struct record *r, const void *body, size_t len,
+                  int caller_sends)
 {
     struct aos__ucx_coalesce *c = &U.peers[pe].co;
     size_t need = sizeof *r + padded(len);
@@ -223,11 +226,15 @@ static int append(int pe, const struct record *r, const void *body, size_t len, 
             /* Release: a thread that sees the new length sees the record. */
             aos__store_release(&c->used, (uint32_t)(used + need));
             pthread_mutex_unlock(&c->lock);
+            /* Left alone when the caller sends: set without a nudge, it
+             * would keep later appends from nudging the thread. */
+            if (caller_sends)
+                return AOS_OK;
             /* Always written, even when it reads 1 already: that 1 may be
              * one that send_all is clearing now, having looked at this
              * buffer before the record. seq_cst: releases the record to
              * send_all's acquire, and see aos__ucx_thread_nudge. */
-            if (aos__exchange_seq_cst(&U.coalesced, 1) == 0 && nudge)
+            if (aos__exchange_seq_cst(&U.coalesced, 1) == 0)
                 aos__ucx_thread_nudge();
             return AOS_OK;
         }
@@ -268,7 +275,7 @@ int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len)
     if (rc != AOS_OK)
         return rc;
     struct record r = {.off = off, .len = (uint32_t)len, .kind = REC_PUT};
-    return append(pe, &r, src, len, 1);
+    return append(pe, &r, src, len, 0);
 }
 
 int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
@@ -278,17 +285,18 @@ int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
     if (rc != AOS_OK)
         return rc;
     struct record r = {.off = off, .len = width, .kind = REC_AMO, .op = (uint16_t)op};
-    return append(pe, &r, &operand, sizeof operand, 1);
+    return append(pe, &r, &operand, sizeof operand, 0);
 }
 
-int aos__ucx_coalesce_core(int pe, unsigned id, const void *payload, size_t len, int now)
+int aos__ucx_coalesce_core(int pe, unsigned id, const void *payload, size_t len,
+                           int caller_sends)
 {
     /* In a handler nothing is appended (above); its messages are deferred
      * before they come here anyway. */
     if (!U.peers[pe].co.on || aos__ucx_in_handler() || len > PUT_MAX)
         return AOS_ERR_AGAIN;
     struct record r = {.len = (uint32_t)len, .kind = REC_CORE, .op = (uint16_t)id};
-    return append(pe, &r, payload, len, !now);
+    return append(pe, &r, payload, len, caller_sends);
 }
 
 /* ---- the target's side ---------------------------------------------------- */
@@ -313,7 +321,7 @@ void aos__ucx_coalesced_apply(int src, const char *data, size_t len)
         memcpy(&r, data + at, sizeof r);
         at += sizeof r;
         size_t body = r.kind == REC_AMO ? sizeof(uint64_t) : padded(r.len);
-        if (body > len - at)
+        if (body > len - at || (r.kind != REC_AMO && r.len > len - at)) /* padded() may wrap */
             break;
         if (r.kind == REC_CORE) {
             /* What the records before it wrote is seen as written by

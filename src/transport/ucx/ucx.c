@@ -254,14 +254,15 @@ static void settle_accepts(const struct aos__ucx_fds *before)
         aos__ucx_progress_idle(&idle);
 }
 
-/* UCX's TCP moves data in segments of 8 KiB unless told otherwise, each a
- * system call and a turn of the target's progress, so large puts, gets and
- * broadcasts are paced by those rather than by the link: in 256 KiB
- * segments a 64 KiB put is one. An endpoint holds a segment for sending or
- * receiving only while a transfer is under way. UCP takes transport
- * settings only from the environment (its config_modify refuses them),
- * which UCT reads when the worker opens its interfaces: set there for that
- * moment unless the user set them, then taken out again. */
+/* UCX's TCP sends in segments of 8 KiB unless told otherwise (and receives
+ * in 64 KiB), each a system call and a turn of the target's progress, so
+ * large puts, gets and broadcasts are paced by those rather than by the
+ * link: in 256 KiB segments a 64 KiB put is one. An endpoint takes a
+ * segment from its interface's pool only while a transfer is under way
+ * (the pools grow several at a time and keep what they grew to). UCP takes
+ * transport settings only from the environment (its config_modify refuses
+ * them), which UCT reads when the worker opens its interfaces: set there
+ * for that moment unless the user set them, then taken out again. */
 #define TCP_SEG_SIZE "256k"
 static const char *const tcp_seg_vars[] = {"UCX_TCP_TX_SEG_SIZE", "UCX_TCP_RX_SEG_SIZE"};
 #define TCP_SEG_VARS ((int)(sizeof tcp_seg_vars / sizeof *tcp_seg_vars))

@@ -2,8 +2,8 @@
  * an endpoint per off-node peer). Files: ucx.c (start/stop and the table),
  * rma.c (put/get/blocks/atomics/ordering), keys.c (memory registration and
  * remote keys), am.c (active messages: wakes, signals, the core's
- * messages), coalesce.c (small puts and posted atomics to one peer sent as
- * one message), thread.c (the progress thread, polling or asleep on the
+ * messages), coalesce.c (small puts, posted atomics and streamed core
+ * messages to one peer sent as one message), thread.c (the progress thread, polling or asleep on the
  * worker's event fd), fds.c (UCX's descriptors made close-on-exec).
  *
  * Thread safety: the worker runs in UCS_THREAD_MODE_MULTI, so any thread may
@@ -222,7 +222,8 @@ void aos__ucx_settle(unsigned how);
 
 /* coalesce.c. Where a peer takes them (co.on: its operations travel in one
  * ordered TCP stream and its CPU applies them, lanes.c), small puts with
- * events and posted atomics are copied into its buffer instead of issued,
+ * events, posted atomics and core messages sent with AOS__AM_LATER (and
+ * those handlers deferred) are copied into its buffer instead of issued,
  * and the buffer leaves as one message before anything else is issued to
  * that peer, so the stream still carries everything in issue order. */
 void aos__ucx_coalesce_start(int pe); /* co.on is set once connected */
@@ -234,9 +235,11 @@ void aos__ucx_coalesce_stop(int pe);
 int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len);
 int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
                           uint64_t operand);
-/* A core message of at most 4 KiB (aos__ucx_core_am with AOS__AM_LATER);
- * `now`: the caller sends the records itself before it returns. */
-int aos__ucx_coalesce_core(int pe, unsigned id, const void *payload, size_t len, int now);
+/* A core message of at most 4 KiB (aos__ucx_core_am with AOS__AM_LATER,
+ * and the messages handlers deferred); `caller_sends`: the caller sends
+ * pe's buffer itself before it returns (aos__ucx_coalesce_send). */
+int aos__ucx_coalesce_core(int pe, unsigned id, const void *payload, size_t len,
+                           int caller_sends);
 /* pe's endpoint, once the records coalesced for pe so far are issued on it
  * (by this thread or another): every operation to pe is issued through it.
  * A failed send reports itself; the operation issued next on the endpoint
