@@ -84,6 +84,8 @@ void aos__ucx_issued(void)
     static AOS__TLS unsigned count;
     if (++count % ISSUES_PER_TURN == 0)
         (void)aos__ucx_drive_once();
+    else /* each issue held UCP's lock: a progress thread serving meanwhile waits for it */
+        aos__ucx_driven();
 }
 
 int aos__ucx_wait(ucs_status_ptr_t req, const char *what, int pe)

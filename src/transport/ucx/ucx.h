@@ -118,10 +118,12 @@ void aos__ucx_progress_idle(unsigned *idle);
  * coalesced records; rings my bell when it applied something (a peer's
  * write may end a wait of mine). Non-zero when it did. */
 unsigned aos__ucx_drive_once(void);
-/* An operation completed at issue, without a turn of the worker: every few
- * such, takes one anyway, so that a program issuing a stream drives the
- * worker itself (its acknowledgements, peers' requests) and the progress
- * thread can stand aside. */
+/* An operation was issued and left in flight or completed at issue,
+ * without a turn of the worker: every few such, takes one anyway, so that
+ * a program issuing a stream drives the worker itself (its
+ * acknowledgements, peers' requests); and each counts as driving it
+ * (aos__ucx_driven), so that the progress thread stands aside while the
+ * stream lasts however long each issue takes. */
 void aos__ucx_issued(void);
 /* Waits for a request (NULL: done already, aos__ucx_issued), driving the
  * worker, and frees it. */
@@ -312,8 +314,9 @@ void aos__ucx_sleep_interrupt(void);
 /* thread.c */
 int aos__ucx_thread_start(void);
 void aos__ucx_thread_stop(void);
-/* A program thread drove the worker just now (no-op on the progress
- * thread): the progress thread stands aside while that goes on. */
+/* A program thread drove the worker or issued an operation just now (no-op
+ * on the progress thread): the progress thread stands aside while that
+ * goes on. */
 void aos__ucx_driven(void);
 /* Records were coalesced while none waited: a progress thread asleep for
  * long sends them soon (thread.c). */
