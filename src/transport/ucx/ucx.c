@@ -75,17 +75,24 @@ void aos__ucx_progress_idle(unsigned *idle)
         sched_yield();
 }
 
-/* Operations complete at issue between two turns of the worker taken by a
- * program thread that issues them in a stream. */
+/* Operations issued between two turns of the worker taken by a program
+ * thread that issues them in a stream, and the longest time between two
+ * such turns: the progress thread stands aside while the stream lasts
+ * (aos__ucx_driven), so peers' requests wait for these turns. */
 #define ISSUES_PER_TURN 8
+#define TURN_EVERY_NS 100000u
 
 void aos__ucx_issued(void)
 {
     static AOS__TLS unsigned count;
-    if (++count % ISSUES_PER_TURN == 0)
+    static AOS__TLS uint64_t last_turn;
+    uint64_t now = aos__now_ns();
+    if (++count % ISSUES_PER_TURN == 0 || now - last_turn >= TURN_EVERY_NS) {
+        last_turn = now;
         (void)aos__ucx_drive_once();
-    else /* each issue held UCP's lock: a progress thread serving meanwhile waits for it */
+    } else { /* each issue held UCP's lock: a progress thread serving meanwhile waits for it */
         aos__ucx_driven();
+    }
 }
 
 int aos__ucx_wait(ucs_status_ptr_t req, const char *what, int pe)
