@@ -4,8 +4,8 @@
  * aos still serves every one-sided operation. Idle, it polls ever more
  * rarely, or sleeps on descriptors that announce arrivals (below).
  *
- * While the program drives the worker itself (its waits, its own requests:
- * aos__ucx_driven), this thread stands aside: two threads taking turns at
+ * While the program drives the worker itself (its waits, and each
+ * operation it issues: aos__ucx_driven), this thread stands aside: two threads taking turns at
  * UCP's lock, one of them woken by the kernel for every message, cost more
  * than either alone. It parks, looks again after the park, and serves once a
  * whole park went by without the program driving, or at once when a program
@@ -16,9 +16,9 @@
  * shortest: every wake of this thread takes a CPU from a program thread
  * that is busy communicating (on a machine whose CPUs are all taken, a
  * delay on its critical path), so a program that keeps driving is looked
- * at rarely. A program that stops driving is served once a whole park
- * has passed without it: the rest of the park it last drove in and the
- * next, at most twice PARK_MAX_NS, and less after a short burst.
+ * at rarely. A program that stops driving is served when the park under
+ * way ends, after one probe (PROBE_NS) if it drove during that park: at
+ * most PARK_MAX_NS and a probe, and less after a short burst.
  *
  * Records a program coalesced (coalesce.c) and then left, computing or
  * spinning on its own memory, are sent by this thread within about
@@ -74,7 +74,7 @@ static struct {
     pthread_t thread;
     int running;
     int stop;          /* set by aos__ucx_thread_stop */
-    uint32_t driven;   /* bumped by program threads' turns of the worker */
+    uint32_t driven;   /* bumped by program threads' turns and issues */
     uint32_t sleepers; /* program threads asleep in the kernel */
     uint32_t parked;   /* 1 while this thread is parked or dozes */
     uint32_t turn;     /* futex word: bumped to send a parked thread back */

@@ -76,9 +76,10 @@ void aos__ucx_progress_idle(unsigned *idle)
 }
 
 /* Operations issued between two turns of the worker taken by a program
- * thread that issues them in a stream, and the longest time between two
- * such turns: the progress thread stands aside while the stream lasts
- * (aos__ucx_driven), so peers' requests wait for these turns. */
+ * thread that issues them in a stream, and the age of its last such turn
+ * at which an issue takes one anyway: the progress thread stands aside
+ * while the stream lasts (aos__ucx_driven), so peers' requests wait for
+ * these turns, about TURN_EVERY_NS and the gap to the next issue. */
 #define ISSUES_PER_TURN 8
 #define TURN_EVERY_NS 100000u
 
@@ -89,6 +90,7 @@ void aos__ucx_issued(void)
     uint64_t now = aos__now_ns();
     if (++count % ISSUES_PER_TURN == 0 || now - last_turn >= TURN_EVERY_NS) {
         last_turn = now;
+        count = 0;
         (void)aos__ucx_drive_once();
     } else { /* each issue held UCP's lock: a progress thread serving meanwhile waits for it */
         aos__ucx_driven();

@@ -119,12 +119,12 @@ void aos__ucx_progress_idle(unsigned *idle);
  * write may end a wait of mine). Non-zero when it did. */
 unsigned aos__ucx_drive_once(void);
 /* An operation was issued and left in flight or completed at issue,
- * without a turn of the worker: every few such, and whenever the last turn
- * is 100 microseconds old, takes one anyway, so that a program issuing
- * a stream drives the worker itself (its acknowledgements, peers'
- * requests); and each counts as driving it (aos__ucx_driven), so that the
- * progress thread stands aside while the stream lasts however long each
- * issue takes. */
+ * without a turn of the worker: every few such, and whenever this
+ * thread's last turn taken here is 100 microseconds old, takes one anyway,
+ * so that a program issuing a stream drives the worker itself (its
+ * acknowledgements, peers' requests); and each counts as driving it
+ * (aos__ucx_driven), so that the progress thread stands aside while the
+ * issues follow one another (thread.c). */
 void aos__ucx_issued(void);
 /* Waits for a request (NULL: done already, aos__ucx_issued), driving the
  * worker, and frees it. */
