@@ -5,12 +5,13 @@
  * rarely, or sleeps on descriptors that announce arrivals (below).
  *
  * While the program drives the worker itself (its waits, and each
- * operation it issues: aos__ucx_driven), this thread stands aside: two threads taking turns at
- * UCP's lock, one of them woken by the kernel for every message, cost more
- * than either alone. It parks, looks again after the park, and serves once a
- * whole park went by without the program driving, or at once when a program
- * thread goes to sleep in the kernel (sleep_begin): its wake may depend on
- * this thread applying the write that ends its wait. Each park that ends
+ * operation it issues: aos__ucx_driven), this thread stands aside: two
+ * threads taking turns at UCP's lock, one of them woken by the kernel for
+ * every message, cost more than either alone. It parks, looks again after
+ * the park, and serves once a whole park went by without the program
+ * driving, or at once when a program thread goes to sleep in the kernel
+ * (sleep_begin): its wake may depend on this thread applying the write
+ * that ends its wait. Each park that ends
  * with the program having driven during it doubles the next, from
  * PARK_MIN_NS up to PARK_MAX_NS, and serving starts again from the
  * shortest: every wake of this thread takes a CPU from a program thread
