@@ -147,10 +147,11 @@ if [ "$HAVE_UCX" = 1 ]; then
     # Across pseudo-nodes: a PE killed while the others' puts, gets and
     # atomics target it over the network.
     # (UCX's memory hooks off and its internals out of TSan's reports, as
-    # in the other off-node tests: tests/CMakeLists.txt)
+    # in the other off-node tests: ctest passes AOS_TSAN_OPTIONS of
+    # tests/CMakeLists.txt as AOS_TEST_TSAN_OPTIONS)
     saved_tsan=$TSAN_OPTIONS
     export AOS_NODE_SIZE=1 UCX_TLS=tcp UCX_NET_DEVICES=lo UCX_MEM_EVENTS=no
-    export TSAN_OPTIONS="$TSAN_OPTIONS:suppressions=$(dirname "$0")/../tsan.supp:suppress_equal_addresses=0"
+    export TSAN_OPTIONS="$TSAN_OPTIONS${AOS_TEST_TSAN_OPTIONS:+:$AOS_TEST_TSAN_OPTIONS}"
     run kill_offnode 137 10 "PE 1 \(pid [0-9]+\) was killed by signal 9" -- -n 3 "$VICTIM" storm 1
     # The launcher's report is the only word on it: no line per operation
     # that failed on the dead PE.

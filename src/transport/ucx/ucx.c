@@ -88,7 +88,7 @@ void aos__ucx_issued(void)
     static AOS__TLS unsigned count;
     static AOS__TLS uint64_t last_turn;
     uint64_t now = aos__now_ns();
-    if (++count % ISSUES_PER_TURN == 0 || now - last_turn >= TURN_EVERY_NS) {
+    if (++count >= ISSUES_PER_TURN || now - last_turn >= TURN_EVERY_NS) {
         last_turn = now;
         count = 0;
         (void)aos__ucx_drive_once();
