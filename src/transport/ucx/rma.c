@@ -159,8 +159,10 @@ static int pieces(int put, char *local, int pe, uint64_t off, size_t len, struct
         rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
         if (rc != AOS_OK)
             break;
+        aos__ucx_enter();
         ucs_status_ptr_t q = put ? ucp_put_nbx(ep, local, n, raddr, rk, &none)
                                  : ucp_get_nbx(ep, local, n, raddr, rk, &none);
+        aos__ucx_leave();
         if (f == NULL || q == NULL || UCS_PTR_IS_ERR(q)) {
             rc = aos__ucx_wait(q, what, pe);
         } else if (f->held) {

@@ -4,22 +4,22 @@
  * aos still serves every one-sided operation. Idle, it polls ever more
  * rarely, or sleeps on descriptors that announce arrivals (below).
  *
- * While the program drives the worker itself (its waits, and each
- * operation it issues: aos__ucx_driven), this thread stands aside: two
- * threads taking turns at UCP's lock, one of them woken by the kernel for
- * every message, cost more than either alone. It parks, looks again after
- * the park, and serves once a whole park went by without the program
- * driving, or at once when a program thread goes to sleep in the kernel
- * (sleep_begin): its wake may depend on this thread applying the write
- * that ends its wait. Each park that ends
- * with the program having driven during it doubles the next, from
- * PARK_MIN_NS up to PARK_MAX_NS, and serving starts again from the
- * shortest: every wake of this thread takes a CPU from a program thread
- * that is busy communicating (on a machine whose CPUs are all taken, a
- * delay on its critical path), so a program that keeps driving is looked
- * at rarely. A program that stops driving is served when the park under
- * way ends, after one probe (PROBE_NS) if it drove during that park: at
- * most PARK_MAX_NS and a probe, and less after a short burst.
+ * While the program drives the worker itself (its waits, and each operation
+ * it issues: aos__ucx_driven; and for as long as a program thread is inside
+ * a call into UCP: aos__ucx_enter), this thread stands aside: two threads
+ * taking turns at UCP's lock, one of them woken by the kernel for every
+ * message, cost more than either alone. It parks, looks again after the
+ * park, and serves once a whole park went by without the program driving,
+ * or at once when a program thread goes to sleep in the kernel
+ * (sleep_begin): its wake may depend on this thread applying the write that
+ * ends its wait. Each park that ends with the program having driven during
+ * it doubles the next, from PARK_MIN_NS up to PARK_MAX_NS, and serving
+ * starts again from the shortest: every wake of this thread takes a CPU
+ * from a program thread that is busy communicating (on a machine whose CPUs
+ * are all taken, a delay on its critical path), so a program that keeps
+ * driving is looked at rarely. A program that stops driving is served when
+ * the park under way ends, after one probe (PROBE_NS) if it drove during
+ * that park: at most PARK_MAX_NS and a probe, and less after a short burst.
  *
  * Records a program coalesced (coalesce.c) and then left, computing or
  * spinning on its own memory, are sent by this thread within about
@@ -76,6 +76,7 @@ static struct {
     int running;
     int stop;          /* set by aos__ucx_thread_stop */
     uint32_t driven;   /* bumped by program threads' turns and issues */
+    uint32_t inside;   /* program threads inside a call into UCP (aos__ucx_enter) */
     uint32_t sleepers; /* program threads asleep in the kernel */
     uint32_t parked;   /* 1 while this thread is parked or dozes */
     uint32_t turn;     /* futex word: bumped to send a parked thread back */
@@ -98,6 +99,22 @@ void aos__ucx_driven(void)
      * two program threads still changes the value, which is all the reader
      * looks for. */
     aos__store_relaxed(&T.driven, aos__load_relaxed(&T.driven) + 1);
+}
+
+void aos__ucx_enter(void)
+{
+    if (on_thread || aos__in_progress_thread)
+        return; /* as in aos__ucx_driven */
+    /* Relaxed: a hint, as driven; an increment, not a store, because two
+     * program threads may be inside at once. */
+    (void)aos__fetch_add_relaxed(&T.inside, 1);
+}
+
+void aos__ucx_leave(void)
+{
+    if (on_thread || aos__in_progress_thread)
+        return;
+    (void)aos__fetch_sub_relaxed(&T.inside, 1); /* relaxed: as in aos__ucx_enter */
 }
 
 void aos__ucx_sleep_begin(void)
@@ -206,13 +223,17 @@ static uint64_t doubled(uint64_t ns, uint64_t max)
     return ns < max / 2 ? 2 * ns : max;
 }
 
-/* Whether a program thread drove the worker since `seen` and none sleeps
- * in the kernel. Relaxed: the program's turns need no order with this; a
- * stale value costs one more park or one turn of contention. Sleepers are
- * read seq_cst in park. */
+/* Whether a program thread drove the worker since `seen`, or is inside a
+ * call that drives it now, and none sleeps in the kernel. One turn that
+ * receives a large message, or the issue of a large transfer, holds UCP's
+ * lock for longer than a probe lasts, with no turn or issue counted
+ * meanwhile. Relaxed: the program's turns
+ * need no order with this; a stale value costs one more park or one turn
+ * of contention. Sleepers are read seq_cst in park. */
 static int program_drives(uint32_t seen)
 {
-    return aos__load_relaxed(&T.driven) != seen && aos__load_relaxed(&T.sleepers) == 0;
+    return (aos__load_relaxed(&T.driven) != seen || aos__load_relaxed(&T.inside) != 0) &&
+           aos__load_relaxed(&T.sleepers) == 0;
 }
 
 /* A program thread drove the worker since *seen. Only one driving now is a

@@ -56,7 +56,9 @@ unsigned aos__ucx_drive_once(void)
      * another wait would wait forever for that peer's answer. */
     aos__ucx_coalesce_send_all();
     aos__ucx_driven(); /* the progress thread stands aside meanwhile */
+    aos__ucx_enter();
     unsigned n = ucp_worker_progress(U.worker);
+    aos__ucx_leave();
     if (n != 0) /* peers whose writes this CPU applies send no wakes */
         aos__ucx_ring_all();
     return n;

@@ -319,6 +319,11 @@ void aos__ucx_thread_stop(void);
  * on the progress thread): the progress thread stands aside while that
  * goes on. */
 void aos__ucx_driven(void);
+/* Around a turn of the worker (aos__ucx_drive_once) and the issue of a
+ * put's or get's data (rma.c): a program thread inside one drives the
+ * worker, however long the call takes (no-op on the progress thread). */
+void aos__ucx_enter(void);
+void aos__ucx_leave(void);
 /* Records were coalesced while none waited: a progress thread asleep for
  * long sends them soon (thread.c). */
 void aos__ucx_thread_nudge(void);
