@@ -6,17 +6,21 @@
  *         then as SIGNAL;
  *  CORE   hand the payload to the core's handler a (core/am.h);
  *  COALESCED  the payload is records: puts, atomics and core messages
- *         (coalesce.c).
- * Messages are sent eagerly (payloads are small), so the data is in hand
+ *         (coalesce.c);
+ *  PUT_DATA  the payload is data for my arena at a: a piece of a large
+ *         put (below).
+ * Messages are sent eagerly (never by rendezvous), so the data is in hand
  * when the handler runs, on whichever thread drives my worker. A core
  * handler that sends (a reply) runs inside UCP's progress, where waiting
  * for a send could re-enter it: its messages are copied and sent by the
  * next settle instead. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch/atomics.h"
 #include "arch/cpu.h"
+#include "arch/sanitizer.h"
 #include "core/am.h"
 #include "core/runtime.h"
 #include "core/tls.h"
@@ -115,12 +119,23 @@ static void put_signal(const struct am_header *h, const char *data, size_t len)
     aos__bell_ring(aos__my_bell(), lo, hi, 1);
 }
 
+/* PUT_DATA: a put's data for my arena at a. */
+static void put_data(const struct am_header *h, const char *data, size_t len)
+{
+    if (h->a > aos__rt.arena_size || len > aos__rt.arena_size - h->a)
+        return;
+    aos__copy_remote_write(aos__rt.my_base + h->a, data, len);
+    aos__bell_ring(aos__my_bell(), h->a, h->a + len, 1);
+}
+
 static ucs_status_t on_message(void *arg, const void *header, size_t header_len, void *data,
                                size_t len, const ucp_am_recv_param_t *param)
 {
-    (void)arg, (void)param;
+    (void)arg;
     struct am_header h;
-    if (header_len != sizeof h)
+    /* Every message is sent eager (send_on, aos__ucx_am_put): its data is
+     * here, not left behind a rendezvous. */
+    if (header_len != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
         return UCS_OK;
     memcpy(&h, header, sizeof h);
     if (h.src >= (uint32_t)aos__rt.npes)
@@ -138,6 +153,7 @@ static ucs_status_t on_message(void *arg, const void *header, size_t header_len,
         break;
     case AOS__UCX_PUT_SIGNAL: put_signal(&h, data, len); break;
     case AOS__UCX_COALESCED: aos__ucx_coalesced_apply((int)h.src, data, len); break;
+    case AOS__UCX_PUT_DATA: put_data(&h, data, len); break;
     /* Relaxed: read by the thread that drives the worker, which runs this. */
     case AOS__UCX_HELLO: (void)aos__fetch_add_relaxed(&U.hellos, 1); break;
     case AOS__UCX_CORE: aos__ucx_core_dispatch((int)h.src, (unsigned)h.a, data, len); break;
@@ -184,6 +200,132 @@ int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, cons
 int aos__ucx_am_coalesced(int pe, const void *buf, size_t len, uint32_t *issuing)
 {
     return send_on(U.peers[pe].ep, pe, AOS__UCX_COALESCED, 0, 0, buf, len, issuing);
+}
+
+/* Puts as messages. UCP puts over TCP by copying the data into a segment
+ * and sending that, and the target acknowledges each put. A message sent
+ * with UCP's zero-copy eager protocol goes from the source itself, and its
+ * handler copies it into place as UCP's put handler would; the flush that
+ * completes the put (TCP's, after anything was sent, waits for the
+ * target's answer, which comes after the message in the stream) covers it
+ * as any message. Only where the target's CPU applies puts anyway, on one
+ * ordered stream (lanes.c), so that the messages keep the put's place
+ * among the operations to that peer.
+ *
+ * A message must fit one TCP segment whole: UCP splits a larger one and
+ * the target joins the pieces in a buffer of its own, one copy more. Half
+ * a segment, up to PUT_FRAGMENT_MAX: with 256 KiB segments, 128 KiB
+ * messages went faster than segment-sized ones, the target copying one
+ * into place while the next arrives. */
+#define PUT_FRAGMENT_MAX (128u << 10)
+#define PUT_FRAGMENT_MIN (16u << 10)
+
+/* A size as UCX writes it: a number with an optional b, k, m or g; 0 when
+ * it is not one. */
+static size_t ucx_size(const char *s)
+{
+    char *end;
+    unsigned long long v = s != NULL ? strtoull(s, &end, 10) : 0;
+    if (s == NULL || end == s)
+        return 0;
+    int shift = 0;
+    switch (*end == '\0' ? 'b' : *end | 0x20) {
+    case 'b': break;
+    case 'k': shift = 10; break;
+    case 'm': shift = 20; break;
+    case 'g': shift = 30; break;
+    default: return 0;
+    }
+    if (*end != '\0' && end[1] != '\0' && (end[1] | 0x20) != 'b')
+        return 0;
+    return v > (SIZE_MAX >> shift) ? 0 : (size_t)v << shift;
+}
+
+size_t aos__ucx_put_fragment(void)
+{
+    size_t tx = ucx_size(getenv("UCX_TCP_TX_SEG_SIZE"));
+    size_t rx = ucx_size(getenv("UCX_TCP_RX_SEG_SIZE"));
+    size_t seg = tx < rx ? tx : rx;
+    size_t frag = seg / 2 < PUT_FRAGMENT_MAX ? seg / 2 : PUT_FRAGMENT_MAX;
+    return frag >= PUT_FRAGMENT_MIN ? frag : 0;
+}
+
+/* The PUT_DATA messages of one put that is waited for: how many are still
+ * in flight, and the first failure. */
+struct put_wait {
+    uint32_t left;
+    ucs_status_t status;
+};
+
+/* One PUT_DATA message in flight: UCP reads its header until it is sent. */
+struct put_message {
+    struct am_header h;
+    struct put_wait *wait; /* NULL: held, nobody waits */
+};
+
+static void put_message_sent(void *request, ucs_status_t st, void *user_data)
+{
+    struct put_message *m = user_data;
+    struct put_wait *w = m->wait;
+    ucp_request_free(request);
+    free(m);
+    if (w == NULL)
+        return; /* held: a failure shows in the flush that completes the put */
+    /* UCP runs callbacks under its worker lock: one at a time. */
+    if (st != UCS_OK && w->status == UCS_OK)
+        w->status = st;
+    (void)aos__fetch_sub_release(&w->left, 1); /* pairs with the acquire in aos__ucx_am_put */
+}
+
+int aos__ucx_am_put(ucp_ep_h ep, int pe, uint64_t off, const char *src, size_t len, int held)
+{
+    struct put_wait w = {.left = 0, .status = UCS_OK};
+    int rc = AOS_OK;
+    for (size_t at = 0; at < len && rc == AOS_OK;) {
+        size_t n = len - at < U.put_fragment ? len - at : U.put_fragment;
+        struct put_message *m = malloc(sizeof *m);
+        if (m == NULL) {
+            rc = AOS_ERR_NO_MEMORY;
+            break;
+        }
+        *m = (struct put_message){
+            .h = {.src = (uint32_t)aos__rt.me, .kind = AOS__UCX_PUT_DATA, .a = off + at},
+            .wait = held ? NULL : &w,
+        };
+        ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                                 UCP_OP_ATTR_FIELD_USER_DATA |
+                                                 UCP_OP_ATTR_FIELD_FLAGS,
+                                 .flags = UCP_AM_SEND_FLAG_EAGER,
+                                 .cb.send = put_message_sent,
+                                 .user_data = m};
+        /* Counted before the callback can run, on any thread; relaxed: its
+         * decrement is ordered after the issue by UCP's lock. */
+        if (!held)
+            (void)aos__fetch_add_relaxed(&w.left, 1);
+        aos__ucx_enter();
+        ucs_status_ptr_t req = ucp_am_send_nbx(ep, AM_ID, &m->h, sizeof m->h, src + at, n, &p);
+        aos__ucx_leave();
+        if (req == NULL || UCS_PTR_IS_ERR(req)) { /* no callback comes */
+            if (!held)
+                (void)aos__fetch_sub_relaxed(&w.left, 1);
+            free(m);
+            if (req != NULL)
+                rc = aos__ucx_status(UCS_PTR_STATUS(req), "put", pe);
+            else
+                aos__ucx_issued();
+        } else {
+            /* A turn per message in flight, as for a put's requests (rma.c). */
+            (void)aos__ucx_drive_once();
+        }
+        at += n;
+    }
+    /* Even after a failure: the messages issued read src. */
+    unsigned idle = 0;
+    while (aos__load_acquire(&w.left) != 0) /* pairs with the release in put_message_sent */
+        aos__ucx_progress_idle(&idle);
+    if (rc == AOS_OK && w.status != UCS_OK)
+        rc = aos__ucx_status(w.status, "put", pe);
+    return rc;
 }
 
 /* Up to this many bytes of a put with a signal are copied after their

@@ -159,6 +159,16 @@ static int pieces(int put, char *local, int pe, uint64_t off, size_t len, struct
         rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
         if (rc != AOS_OK)
             break;
+        /* As messages where they go so (am.c), except for a block's runs,
+         * whose requests f keeps to wait for. */
+        if (put && U.peers[pe].put_messages && n >= AOS__UCX_PUT_MESSAGE_MIN &&
+            (f == NULL || f->held)) {
+            rc = aos__ucx_am_put(ep, pe, off, local, n, f != NULL);
+            off += n;
+            local += n;
+            len -= n;
+            continue;
+        }
         aos__ucx_enter();
         ucs_status_ptr_t q = put ? ucp_put_nbx(ep, local, n, raddr, rk, &none)
                                  : ucp_get_nbx(ep, local, n, raddr, rk, &none);

@@ -162,6 +162,7 @@ static int connect_peers(const char *all, const size_t *offs)
         p->target_applies = (traits & AOS__UCX_APPLIED_BY_CPU) != 0;
         p->ordered = (traits & AOS__UCX_ORDERED) != 0;
         p->co.on = p->ordered && p->target_applies && aos__rt.cfg.net_coalesce;
+        p->put_messages = p->ordered && p->target_applies && U.put_fragment != 0;
         aos__debug("PE %d: writes %s; operations %s", pe,
                    p->target_applies ? "applied by its CPU (no wake messages)"
                                      : "may bypass its CPU (a wake message after each)",
@@ -169,6 +170,11 @@ static int connect_peers(const char *all, const size_t *offs)
                               : "ordered by flushes");
         aos__debug("PE %d: small puts with events and posted atomics %s", pe,
                    p->co.on ? "coalesced into messages" : "issued one by one");
+        if (p->put_messages)
+            aos__debug("PE %d: puts of %u B or more sent as messages of up to %zu B", pe,
+                       AOS__UCX_PUT_MESSAGE_MIN, U.put_fragment);
+        else
+            aos__debug("PE %d: large puts are UCP's", pe);
         rc = aos__ucx_status(ucp_ep_rkey_unpack(p->ep, b + sizeof h + h.addr_len, &p->fixed),
                              "unpacking a remote key", pe);
         if (rc != AOS_OK)
@@ -345,6 +351,7 @@ static int open_worker(struct aos__runtime *rt, const struct aos__ucx_fds *befor
     int seg_set = set_tcp_segments();
     rc = aos__ucx_status(ucp_worker_create(U.context, &wp, &U.worker), "creating a worker",
                          rt->me);
+    U.put_fragment = aos__ucx_put_fragment(); /* from the sizes the worker took */
     unset_tcp_segments(seg_set);
     if (rc != AOS_OK)
         goto fail_context;

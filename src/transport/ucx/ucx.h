@@ -2,7 +2,7 @@
  * an endpoint per off-node peer). Files: ucx.c (start/stop and the table),
  * rma.c (put/get/blocks/atomics/ordering), keys.c (memory registration and
  * remote keys), am.c (active messages: wakes, signals, the core's
- * messages), coalesce.c (small puts, posted atomics and streamed core
+ * messages, large puts), coalesce.c (small puts, posted atomics and streamed core
  * messages to one peer sent as one message), thread.c (the progress thread, polling or asleep on the
  * worker's event fd), fds.c (UCX's descriptors made close-on-exec).
  *
@@ -10,7 +10,7 @@
  * call UCP; aos's own per-peer bookkeeping is under `lock`, except the
  * `unflushed` hints, which are atomics. UCX completion callbacks run inside
  * whichever thread drives the worker, maybe one holding a lock: they take
- * none, they only update atomics. Message handlers, which run there too,
+ * none, they only update atomics and free what they own. Message handlers, which run there too,
  * do take `lock` (a handler's messages are deferred under it, a put with
  * an event joins a batch), so no UCP call is made while holding `lock`:
  * UCP's worker lock is always taken first. The same holds for each peer's
@@ -62,6 +62,7 @@ struct aos__ucx_peer {
                                  * (lanes.c): no wake messages; set at start */
     int ordered;                /* it applies my operations in issue order
                                  * (lanes.c): no flush to order them; set at start */
+    int put_messages;           /* large puts go to it as messages (am.c); set at start */
     /* Under lock: */
     struct aos__ucx_batch waiting; /* events of puts not yet covered by a flush */
     int flushing;               /* a flush for an earlier batch is under way */
@@ -95,6 +96,8 @@ struct aos__ucx {
     uint32_t hellos;               /* HELLO messages received, at start-up */
     uint32_t coalesced;            /* some peer's coalescing buffer may hold records
                                     * (atomic) */
+    size_t put_fragment;           /* bytes of a put per PUT_DATA message; 0: none
+                                    * (am.c), set at start */
 };
 
 extern struct aos__ucx aos__ucx;
@@ -171,6 +174,7 @@ enum aos__ucx_am_kind {
     AOS__UCX_PUT_SIGNAL,
     AOS__UCX_CORE,
     AOS__UCX_COALESCED,
+    AOS__UCX_PUT_DATA,
     AOS__UCX_HELLO /* start-up: counted in U.hellos (ucx.c) */
 };
 int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, const void *payload,
@@ -179,6 +183,18 @@ int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, cons
  * as it is (the buffer leaving is what aos__ucx_ep waits for): *issuing
  * drops by one once UCP has it in its stream, before local completion. */
 int aos__ucx_am_coalesced(int pe, const void *buf, size_t len, uint32_t *issuing);
+/* Puts of at least this many bytes to a peer with put_messages go as
+ * PUT_DATA messages. */
+#define AOS__UCX_PUT_MESSAGE_MIN 8192u
+/* The size of a PUT_DATA message's data, from UCX's TCP segment sizes in
+ * the environment (set while the worker opens its interfaces); 0 where
+ * segments are too small for messages to beat UCP's put. */
+size_t aos__ucx_put_fragment(void);
+/* A put of len bytes at off of pe's arena as PUT_DATA messages on ep, sent
+ * from src without a copy (UCP's zero-copy eager messages). Held, it
+ * returns once they are issued, and the next flush of pe waits for them;
+ * otherwise once src may be reused. */
+int aos__ucx_am_put(ucp_ep_h ep, int pe, uint64_t off, const char *src, size_t len, int held);
 /* Non-zero on a thread running a core message handler. */
 int aos__ucx_in_handler(void);
 /* The table's am_send: a core message to pe, after my earlier puts to it.
