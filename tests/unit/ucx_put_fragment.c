@@ -37,5 +37,13 @@ int main(void)
     CHECK(fragment_for("256kx", "256k") == 0);
     CHECK(fragment_for("99999999999999999999999g", "256k") == 0);
     CHECK(fragment_for("17179869184g", "256k") == 0); /* 2^34 GiB overflows */
+    CHECK(fragment_for("99999999999999999999999", "256k") == 0); /* beyond 64 bits */
+    CHECK(fragment_for("-1", "256k") == 0);
+    CHECK(fragment_for("+256k", "256k") == 0);
+    CHECK(fragment_for(" 256k", "256k") == 0);
+    CHECK(fragment_for("256bb", "256k") == 0);
+    CHECK(fragment_for("256kbb", "256k") == 0);
+    CHECK(fragment_for("256kbx", "256k") == 0);
+    CHECK(fragment_for("262144", "256k") == 128u << 10);
     return 0;
 }

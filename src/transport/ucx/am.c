@@ -14,6 +14,7 @@
  * handler that sends (a reply) runs inside UCP's progress, where waiting
  * for a send could re-enter it: its messages are copied and sent by the
  * next settle instead. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,24 +221,31 @@ int aos__ucx_am_coalesced(int pe, const void *buf, size_t len, uint32_t *issuing
 #define PUT_FRAGMENT_MAX (128u << 10)
 #define PUT_FRAGMENT_MIN (16u << 10)
 
-/* A size as UCX writes it: a number with an optional b, k, m or g; 0 when
- * it is not one. */
+/* A size as UCX writes it: decimal digits, then nothing or a unit (b, k,
+ * m, g, any case; kb, mb, gb too); 0 when it is not one or overflows. */
 static size_t ucx_size(const char *s)
 {
+    if (s == NULL || *s < '0' || *s > '9') /* strtoull would take a sign, spaces */
+        return 0;
+    errno = 0;
     char *end;
-    unsigned long long v = s != NULL ? strtoull(s, &end, 10) : 0;
-    if (s == NULL || end == s)
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno == ERANGE)
         return 0;
     int shift = 0;
-    switch (*end == '\0' ? 'b' : *end | 0x20) {
-    case 'b': break;
-    case 'k': shift = 10; break;
-    case 'm': shift = 20; break;
-    case 'g': shift = 30; break;
-    default: return 0;
+    if (*end != '\0') {
+        switch (*end | 0x20) { /* ASCII lower case */
+        case 'b': break;
+        case 'k': shift = 10; break;
+        case 'm': shift = 20; break;
+        case 'g': shift = 30; break;
+        default: return 0;
+        }
+        if (shift != 0 && (end[1] | 0x20) == 'b')
+            end++;
+        if (end[1] != '\0')
+            return 0;
     }
-    if (*end != '\0' && end[1] != '\0' && (end[1] | 0x20) != 'b')
-        return 0;
     return v > (SIZE_MAX >> shift) ? 0 : (size_t)v << shift;
 }
 
@@ -261,11 +269,13 @@ struct put_wait {
 struct put_message {
     struct am_header h;
     struct put_wait *wait; /* NULL: held, nobody waits */
+    int issued;            /* written last by the issuing thread */
 };
 
 static void put_message_sent(void *request, ucs_status_t st, void *user_data)
 {
     struct put_message *m = user_data;
+    (void)aos__load_acquire(&m->issued); /* pairs with the release in aos__ucx_am_put */
     struct put_wait *w = m->wait;
     ucp_request_free(request);
     free(m);
@@ -298,15 +308,18 @@ int aos__ucx_am_put(ucp_ep_h ep, int pe, uint64_t off, const char *src, size_t l
                                  .flags = UCP_AM_SEND_FLAG_EAGER,
                                  .cb.send = put_message_sent,
                                  .user_data = m};
-        /* Counted before the callback can run, on any thread; relaxed: its
-         * decrement is ordered after the issue by UCP's lock. */
+        /* Counted before the callback can run, on any thread. Relaxed: the
+         * count is only read by this thread, after all its increments, and
+         * read-modify-writes of it are never lost. */
         if (!held)
             (void)aos__fetch_add_relaxed(&w.left, 1);
+        /* Release: the callback, maybe on another thread, sees m whole. */
+        aos__store_release(&m->issued, 1); /* pairs with put_message_sent's acquire */
         aos__ucx_enter();
         ucs_status_ptr_t req = ucp_am_send_nbx(ep, AM_ID, &m->h, sizeof m->h, src + at, n, &p);
         aos__ucx_leave();
         if (req == NULL || UCS_PTR_IS_ERR(req)) { /* no callback comes */
-            if (!held)
+            if (!held) /* relaxed: as the increment */
                 (void)aos__fetch_sub_relaxed(&w.left, 1);
             free(m);
             if (req != NULL)

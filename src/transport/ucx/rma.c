@@ -143,50 +143,53 @@ static int drain(struct inflight *f)
     return rc;
 }
 
+/* One piece's UCP put or get: waited for, or left in f. */
+static int issue_piece(int put, char *local, size_t n, int pe, ucp_rkey_h rk, uint64_t raddr,
+                       struct inflight *f)
+{
+    ucp_request_param_t none = {0};
+    ucp_ep_h ep = aos__ucx_ep(pe);
+    aos__ucx_enter();
+    ucs_status_ptr_t q = put ? ucp_put_nbx(ep, local, n, raddr, rk, &none)
+                             : ucp_get_nbx(ep, local, n, raddr, rk, &none);
+    aos__ucx_leave();
+    if (f == NULL || q == NULL || UCS_PTR_IS_ERR(q))
+        return aos__ucx_wait(q, put ? "put" : "get", pe);
+    if (f->held) {
+        ucp_request_free(q); /* a freed request still completes */
+        /* A turn per request left in flight moves it on while the program
+         * issues more, and shows the progress thread that the program
+         * drives the worker (thread.c): a stream of held puts is not left
+         * to the two of them taking turns at UCP's lock. */
+        (void)aos__ucx_drive_once();
+        return AOS_OK;
+    }
+    f->req[f->count++] = q;
+    return f->count == INFLIGHT_MAX ? drain(f) : AOS_OK;
+}
+
 /* One contiguous put or get, split where the target's keys change. Without
  * f it returns once local memory may be reused (put) or holds the data
  * (get); with f, once every piece is issued, the requests left in f. */
 static int pieces(int put, char *local, int pe, uint64_t off, size_t len, struct inflight *f)
 {
-    ucp_request_param_t none = {0};
-    ucp_ep_h ep = aos__ucx_ep(pe);
-    const char *what = put ? "put" : "get";
     int rc = AOS_OK;
     while (len > 0 && rc == AOS_OK) {
         size_t n = len;
         ucp_rkey_h rk;
         uint64_t raddr;
+        /* Also where the piece goes as messages, which need no key: it
+         * checks that pe exposed the range, as for any put. */
         rc = aos__ucx_remote(pe, off, &n, &rk, &raddr);
         if (rc != AOS_OK)
             break;
         /* As messages where they go so (am.c), except for a block's runs,
          * whose requests f keeps to wait for. */
         if (put && U.peers[pe].put_messages && n >= AOS__UCX_PUT_MESSAGE_MIN &&
-            (f == NULL || f->held)) {
-            rc = aos__ucx_am_put(ep, pe, off, local, n, f != NULL);
-            off += n;
-            local += n;
-            len -= n;
-            continue;
-        }
-        aos__ucx_enter();
-        ucs_status_ptr_t q = put ? ucp_put_nbx(ep, local, n, raddr, rk, &none)
-                                 : ucp_get_nbx(ep, local, n, raddr, rk, &none);
-        aos__ucx_leave();
-        if (f == NULL || q == NULL || UCS_PTR_IS_ERR(q)) {
-            rc = aos__ucx_wait(q, what, pe);
-        } else if (f->held) {
-            ucp_request_free(q); /* a freed request still completes */
-            /* A turn per request left in flight moves it on while the
-             * program issues more, and shows the progress thread that the
-             * program drives the worker (thread.c): a stream of held puts
-             * is not left to the two of them taking turns at UCP's lock. */
-            (void)aos__ucx_drive_once();
-        } else {
-            f->req[f->count++] = q;
-            if (f->count == INFLIGHT_MAX)
-                rc = drain(f);
-        }
+            (f == NULL || f->held))
+            rc = aos__ucx_am_put(aos__ucx_ep(pe), pe, off, local, n, f != NULL);
+        else
+            rc = issue_piece(put, local, n, pe, rk, raddr, f);
         off += n;
         local += n;
         len -= n;

@@ -243,9 +243,16 @@ static int program_drives(uint32_t seen)
  * one that goes to sleep meanwhile cuts it short. Updates *seen. */
 static int driving_now(uint32_t *seen)
 {
-    *seen = aos__load_relaxed(&T.driven); /* relaxed: as in program_drives */
+    /* Relaxed, all: as in program_drives. A program thread inside UCP
+     * counts only when it was already inside as the probe began (one call
+     * that lasts the whole probe): one caught inside a single call at the
+     * end may be a program that drives now and then. */
+    *seen = aos__load_relaxed(&T.driven);
+    int inside_before = aos__load_relaxed(&T.inside) != 0;
     doze(PROBE_NS);
-    if (!program_drives(*seen))
+    int drove = aos__load_relaxed(&T.driven) != *seen ||
+                (inside_before && aos__load_relaxed(&T.inside) != 0);
+    if (!drove || aos__load_relaxed(&T.sleepers) != 0)
         return 0;
     *seen = aos__load_relaxed(&T.driven);
     return 1;

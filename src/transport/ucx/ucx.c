@@ -161,8 +161,10 @@ static int connect_peers(const char *all, const size_t *offs)
             traits = 0;
         p->target_applies = (traits & AOS__UCX_APPLIED_BY_CPU) != 0;
         p->ordered = (traits & AOS__UCX_ORDERED) != 0;
-        p->co.on = p->ordered && p->target_applies && aos__rt.cfg.net_coalesce;
-        p->put_messages = p->ordered && p->target_applies && U.put_fragment != 0;
+        /* Both complete what they send as messages with a flush. */
+        int messages_ok = p->ordered && p->target_applies && U.flush_covers_messages;
+        p->co.on = messages_ok && aos__rt.cfg.net_coalesce;
+        p->put_messages = messages_ok && U.put_fragment != 0;
         aos__debug("PE %d: writes %s; operations %s", pe,
                    p->target_applies ? "applied by its CPU (no wake messages)"
                                      : "may bypass its CPU (a wake message after each)",
@@ -352,6 +354,11 @@ static int open_worker(struct aos__runtime *rt, const struct aos__ucx_fds *befor
     rc = aos__ucx_status(ucp_worker_create(U.context, &wp, &U.worker), "creating a worker",
                          rt->me);
     U.put_fragment = aos__ucx_put_fragment(); /* from the sizes the worker took */
+    /* UCX's TCP flush waits for the target's answer after anything was
+     * sent, a message too, from UCX 1.12 on; before, only after puts. */
+    unsigned major, minor, release;
+    ucp_get_version(&major, &minor, &release);
+    U.flush_covers_messages = major > 1 || (major == 1 && minor >= 12);
     unset_tcp_segments(seg_set);
     if (rc != AOS_OK)
         goto fail_context;

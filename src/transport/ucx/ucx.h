@@ -2,15 +2,17 @@
  * an endpoint per off-node peer). Files: ucx.c (start/stop and the table),
  * rma.c (put/get/blocks/atomics/ordering), keys.c (memory registration and
  * remote keys), am.c (active messages: wakes, signals, the core's
- * messages, large puts), coalesce.c (small puts, posted atomics and streamed core
- * messages to one peer sent as one message), thread.c (the progress thread, polling or asleep on the
- * worker's event fd), fds.c (UCX's descriptors made close-on-exec).
+ * messages, large puts), coalesce.c (small puts, posted atomics and
+ * streamed core messages to one peer sent as one message), thread.c (the
+ * progress thread, polling or asleep on the worker's event fd), fds.c
+ * (UCX's descriptors made close-on-exec).
  *
  * Thread safety: the worker runs in UCS_THREAD_MODE_MULTI, so any thread may
  * call UCP; aos's own per-peer bookkeeping is under `lock`, except the
  * `unflushed` hints, which are atomics. UCX completion callbacks run inside
  * whichever thread drives the worker, maybe one holding a lock: they take
- * none, they only update atomics and free what they own. Message handlers, which run there too,
+ * none; they update atomics and their own context's status, and free what
+ * they own. Message handlers, which run there too,
  * do take `lock` (a handler's messages are deferred under it, a put with
  * an event joins a batch), so no UCP call is made while holding `lock`:
  * UCP's worker lock is always taken first. The same holds for each peer's
@@ -98,6 +100,8 @@ struct aos__ucx {
                                     * (atomic) */
     size_t put_fragment;           /* bytes of a put per PUT_DATA message; 0: none
                                     * (am.c), set at start */
+    int flush_covers_messages;     /* a flush of a TCP endpoint waits for the target
+                                    * after a message too (UCX 1.12 on); set at start */
 };
 
 extern struct aos__ucx aos__ucx;
@@ -336,8 +340,8 @@ void aos__ucx_thread_stop(void);
  * goes on. */
 void aos__ucx_driven(void);
 /* Around a turn of the worker (aos__ucx_drive_once) and the issue of a
- * put's or get's data (rma.c): a program thread inside one drives the
- * worker, however long the call takes (no-op on the progress thread). */
+ * put's or get's data (rma.c, am.c): a program thread inside one drives
+ * the worker, however long the call takes (no-op on the progress thread). */
 void aos__ucx_enter(void);
 void aos__ucx_leave(void);
 /* Records were coalesced while none waited: a progress thread asleep for
