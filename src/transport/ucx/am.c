@@ -8,7 +8,8 @@
  *  COALESCED  the payload is records: puts, atomics and core messages
  *         (coalesce.c);
  *  PUT_DATA  the payload is data for my arena at a: a piece of a large
- *         put (below).
+ *         put (below);
+ *  ACK_ASK, ACK  a flush's request a, and its answer (ack.c).
  * Messages are sent eagerly (never by rendezvous), so the data is in hand
  * when the handler runs, on whichever thread drives my worker. A core
  * handler that sends (a reply) runs inside UCP's progress, where waiting
@@ -155,6 +156,8 @@ static ucs_status_t on_message(void *arg, const void *header, size_t header_len,
     case AOS__UCX_PUT_SIGNAL: put_signal(&h, data, len); break;
     case AOS__UCX_COALESCED: aos__ucx_coalesced_apply((int)h.src, data, len); break;
     case AOS__UCX_PUT_DATA: put_data(&h, data, len); break;
+    case AOS__UCX_ACK_ASK: aos__ucx_ack_asked((int)h.src, h.a); break;
+    case AOS__UCX_ACK: aos__ucx_ack_heard((int)h.src, h.a); break;
     /* Relaxed: read by the thread that drives the worker, which runs this. */
     case AOS__UCX_HELLO: (void)aos__fetch_add_relaxed(&U.hellos, 1); break;
     case AOS__UCX_CORE: aos__ucx_core_dispatch((int)h.src, (unsigned)h.a, data, len); break;
@@ -456,6 +459,7 @@ static void send_deferred(void)
 
 void aos__ucx_send_deferred(void)
 {
+    aos__ucx_ack_send();
     /* Relaxed: a hint (flag_pending sets it under the lock with the list). */
     if (!in_handler && aos__load_relaxed(&U.pending))
         send_deferred();
@@ -692,6 +696,7 @@ void aos__ucx_settle(unsigned how)
     unsigned idle = 0;
     do {
         aos__ucx_coalesce_send_all();
+        aos__ucx_ack_send();
         int batches = batches_due(how);
         /* Relaxed: a hint; wake_later sets it under the lock, rechecked there. */
         if (aos__load_relaxed(&U.pending) || batches) {

@@ -61,10 +61,10 @@
 #define BUFFER_BYTES 32768u
 #define PUT_MAX 4096u
 
-enum { REC_PUT = 1, REC_AMO = 2, REC_CORE = 3 };
+enum { REC_PUT = 1, REC_AMO = 2, REC_CORE = 3, REC_ACK_ASK = 4 };
 
 struct record {
-    uint64_t off; /* core message: 0 */
+    uint64_t off; /* core message: 0; request for an answer: its number */
     uint32_t len; /* put, core message: bytes that follow; atomic: the width */
     uint16_t kind;
     uint16_t op;  /* atomic: its aos_amo_op_t; core message: the handler's id */
@@ -299,6 +299,15 @@ int aos__ucx_coalesce_core(int pe, unsigned id, const void *payload, size_t len,
     return append(pe, &r, payload, len, caller_sends);
 }
 
+int aos__ucx_coalesce_ask(int pe, uint64_t seq)
+{
+    if (!U.peers[pe].co.on)
+        return AOS_ERR_AGAIN;
+    struct record r = {.off = seq, .kind = REC_ACK_ASK};
+    int rc = append(pe, &r, NULL, 0, 1);
+    return rc != AOS_OK ? rc : send_now(pe);
+}
+
 /* ---- the target's side ---------------------------------------------------- */
 
 /* Wakes my sleepers watching what records wrote into [*lo, *hi), if any. */
@@ -323,6 +332,10 @@ void aos__ucx_coalesced_apply(int src, const char *data, size_t len)
         size_t body = r.kind == REC_AMO ? sizeof(uint64_t) : padded(r.len);
         if (body > len - at || (r.kind != REC_AMO && r.len > len - at)) /* padded() may wrap */
             break;
+        if (r.kind == REC_ACK_ASK) { /* after the records before it: ack.c */
+            aos__ucx_ack_asked(src, r.off);
+            continue;
+        }
         if (r.kind == REC_CORE) {
             /* What the records before it wrote is seen as written by
              * whatever its handler wakes. */

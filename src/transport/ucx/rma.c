@@ -58,6 +58,11 @@ int aos__ucx_flush_peer(int pe)
     /* The events of puts issued before it complete with this flush, rather
      * than with one more that settle would start for them. */
     struct peer_flush f = {.covered = aos__ucx_batch_take(pe), .pe = pe};
+    if (p->acks) { /* a request the peer answers (ack.c) */
+        peer_flush_done(NULL, aos__ucx_ack_flush(pe), &f);
+        (void)aos__fetch_sub_release(&p->flushes_in_flight, 1); /* as below */
+        return aos__ucx_status(f.status, "flushing", pe);
+    }
     ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
                                               UCP_OP_ATTR_FIELD_USER_DATA,
                               .cb.send = peer_flush_done,
@@ -236,12 +241,14 @@ static int finish_write(int pe, uint64_t lo, uint64_t hi, aos_event_t *ev)
     return rc != AOS_OK ? rc : aos__ucx_wake_now(pe, lo, hi);
 }
 
-/* A blocking put is not coalesced: it waits for a flush of its own anyway,
- * and alone in its message it costs no copy. A block's small runs are,
- * blocking or not: one message and one flush for all of them. */
+/* A blocking put waits for a flush of its own. It is coalesced where that
+ * flush is a request the peer answers (ack.c): put and request then leave
+ * as one message. Elsewhere it is not: alone in its message it costs no
+ * copy. A block's small runs are coalesced, blocking or not: one message
+ * and one flush for all of them. */
 int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
 {
-    int rc = put_pieces(pe, off, src, len, NULL, ev != NULL);
+    int rc = put_pieces(pe, off, src, len, NULL, ev != NULL || U.peers[pe].acks);
     return rc != AOS_OK ? rc : finish_write(pe, off, off + len, ev);
 }
 

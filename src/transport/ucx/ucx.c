@@ -165,11 +165,14 @@ static int connect_peers(const char *all, const size_t *offs)
         int messages_ok = p->ordered && p->target_applies && U.flush_covers_messages;
         p->co.on = messages_ok && aos__rt.cfg.net_coalesce;
         p->put_messages = messages_ok && U.put_fragment != 0;
+        p->acks = p->ordered && p->target_applies;
         aos__debug("PE %d: writes %s; operations %s", pe,
                    p->target_applies ? "applied by its CPU (no wake messages)"
                                      : "may bypass its CPU (a wake message after each)",
                    p->ordered ? "applied in issue order (no ordering flushes)"
                               : "ordered by flushes");
+        aos__debug("PE %d: flushes %s", pe,
+                   p->acks ? "by a request it answers" : "by UCP");
         aos__debug("PE %d: small puts with events and posted atomics %s", pe,
                    p->co.on ? "coalesced into messages" : "issued one by one");
         if (p->put_messages)
@@ -453,6 +456,10 @@ static void ucx_stop(struct aos__runtime *rt)
     /* Every message and write of mine reaches its target before the
      * endpoints go (the last barrier's signals among them). */
     ucp_request_param_t none = {0};
+    /* UCP's flushes from here on: a peer that is stopping too may have
+     * stopped answering requests. */
+    for (int pe = 0; pe < rt->npes; pe++)
+        U.peers[pe].acks = 0;
     (void)aos__ucx_quiet();
     (void)aos__ucx_wait(ucp_worker_flush_nbx(U.worker, &none), "flushing at the end", rt->me);
     aos__ucx_thread_stop();

@@ -65,6 +65,12 @@ struct aos__ucx_peer {
     int ordered;                /* it applies my operations in issue order
                                  * (lanes.c): no flush to order them; set at start */
     int put_messages;           /* large puts go to it as messages (am.c); set at start */
+    int acks;                   /* a flush of it is a request it answers (ack.c); set
+                                 * at start, cleared as the transport stops */
+    uint64_t ack_asked;         /* the last answer asked of it (atomic) */
+    uint64_t ack_heard;         /* the highest answer it sent me (atomic) */
+    uint64_t ack_owed;          /* the highest answer it asked of me (atomic) */
+    uint64_t ack_sent;          /* the highest answer I sent it (atomic) */
     /* Under lock: */
     struct aos__ucx_batch waiting; /* events of puts not yet covered by a flush */
     int flushing;               /* a flush for an earlier batch is under way */
@@ -102,6 +108,7 @@ struct aos__ucx {
                                     * (am.c), set at start */
     int flush_covers_messages;     /* a flush of a TCP endpoint waits for the target
                                     * after a message too (UCX 1.12 on); set at start */
+    uint32_t acks_due;             /* a peer asked for an answer not yet sent (atomic) */
 };
 
 extern struct aos__ucx aos__ucx;
@@ -179,7 +186,9 @@ enum aos__ucx_am_kind {
     AOS__UCX_CORE,
     AOS__UCX_COALESCED,
     AOS__UCX_PUT_DATA,
-    AOS__UCX_HELLO /* start-up: counted in U.hellos (ucx.c) */
+    AOS__UCX_ACK_ASK, /* answer a once every earlier message is handled (ack.c) */
+    AOS__UCX_ACK,     /* the answer a */
+    AOS__UCX_HELLO    /* start-up: counted in U.hellos (ucx.c) */
 };
 int aos__ucx_am(int pe, enum aos__ucx_am_kind kind, uint64_t a, uint64_t b, const void *payload,
                 size_t len);
@@ -277,6 +286,22 @@ void aos__ucx_coalesce_send_all(void);
  * to my arena, ringing for the range they wrote, and hands the core
  * messages among them to their handlers. */
 void aos__ucx_coalesced_apply(int src, const char *data, size_t len);
+
+/* The request `seq` of ack.c as a record after pe's records, sent with
+ * them; AOS_ERR_AGAIN where pe takes no records. */
+int aos__ucx_coalesce_ask(int pe, uint64_t seq);
+
+/* ack.c: flushes of peers with `acks`. The flush itself: returns once pe
+ * has applied every operation issued to it before the call, or failed
+ * (UCS_ERR_CONNECTION_RESET once pe is lost). */
+ucs_status_t aos__ucx_ack_flush(int pe);
+/* Handlers: src asked for the answer seq (sent by the next ack_send), and
+ * src sent it. */
+void aos__ucx_ack_asked(int src, uint64_t seq);
+void aos__ucx_ack_heard(int src, uint64_t seq);
+/* Sends the answers peers asked for (each turn of a wait, each settle);
+ * nothing inside a handler. */
+void aos__ucx_ack_send(void);
 
 /* printed.c: calls line_fn(line, arg) for each line print writes about obj;
  * 0 when nothing could be printed. */

@@ -1,0 +1,103 @@
+/* Flushes by acknowledgement.
+ *
+ * A peer whose CPU applies my operations in the order I issue them, on one
+ * TCP stream (lanes.c: ordered and target_applies), has applied every one
+ * of them once it handles a message I sent after them: its handlers run
+ * in stream order, and each applies what it carries before it returns
+ * (UCP's handlers for its puts and atomics, ours for messages and
+ * records). A flush of such a peer (`acks`) is therefore a request,
+ * numbered, that the peer answers: where the peer takes records
+ * (coalesce.c) the request is a record at the end of the records still
+ * waiting, so that the records and the request leave as one message and
+ * the flush costs one message each way. UCP's flush over TCP costs two
+ * from here (the records, its request) and two back (its answer, UCP's
+ * acknowledgement of the put emulated in software).
+ *
+ * Numbers: a peer answers with the highest number asked of it so far, in
+ * a message sent after it handled that request. A flush waits for an
+ * answer at least as high as its own number: a request with a higher
+ * number was sent after a thread took that number, so after this flush
+ * took its own, and so after every operation issued before this flush
+ * began (those were in the stream, or in the records sent before the
+ * request).
+ *
+ * The answer is sent by the next settle after the handler, never from the
+ * handler itself (ucx.h: handlers issue nothing). A peer that is lost
+ * answers nothing: the wait ends with the failure. */
+#include "arch/atomics.h"
+#include "core/runtime.h"
+#include "core/tls.h"
+#include "transport/ucx/ucx.h"
+
+#define U aos__ucx
+
+/* Asks pe for the answer `seq`, after every record still waiting for pe. */
+static int ask(int pe, uint64_t seq)
+{
+    int rc = aos__ucx_coalesce_ask(pe, seq);
+    if (rc != AOS_ERR_AGAIN)
+        return rc;
+    return aos__ucx_am(pe, AOS__UCX_ACK_ASK, seq, 0, NULL, 0);
+}
+
+ucs_status_t aos__ucx_ack_flush(int pe)
+{
+    struct aos__ucx_peer *p = &U.peers[pe];
+    /* Relaxed: the number only has to exceed those taken before it; the
+     * order of these increments agrees with the order in which the
+     * requests enter the stream (each enters it after its increment,
+     * through UCP's lock or the coalescing lock, as the operations it
+     * must follow did before theirs). */
+    uint64_t seq = aos__fetch_add_relaxed(&p->ack_asked, 1) + 1;
+    int rc = ask(pe, seq);
+    if (rc != AOS_OK) /* said already; a UCX status that maps back to rc */
+        return rc == AOS_ERR_PE_DIED     ? UCS_ERR_CONNECTION_RESET
+               : rc == AOS_ERR_NO_MEMORY ? UCS_ERR_NO_MEMORY
+                                         : UCS_ERR_IO_ERROR;
+    unsigned idle = 0;
+    /* Relaxed, both: the number is all the answer says (nothing written
+     * before it is read after it), and the loss flag is set once
+     * (core/peer_loss.c); a stale look costs one more turn. */
+    while (aos__load_relaxed(&p->ack_heard) < seq) {
+        if (aos__load_relaxed(&aos__rt.peers[pe].lost))
+            return UCS_ERR_CONNECTION_RESET;
+        aos__ucx_progress_idle(&idle);
+    }
+    return UCS_OK;
+}
+
+void aos__ucx_ack_asked(int src, uint64_t seq)
+{
+    /* Relaxed: published by the release below. */
+    aos__raise_relaxed(&U.peers[src].ack_owed, seq);
+    aos__store_release(&U.acks_due, 1); /* pairs with the acquire in aos__ucx_ack_send */
+}
+
+void aos__ucx_ack_heard(int src, uint64_t seq)
+{
+    /* Relaxed: see aos__ucx_ack_flush. */
+    aos__raise_relaxed(&U.peers[src].ack_heard, seq);
+}
+
+void aos__ucx_ack_send(void)
+{
+    /* Sending drives the worker, whose handlers may ask for more: those
+     * wait for this loop's next look, not for a nested one. */
+    static AOS__TLS int sending;
+    /* The relaxed look first keeps an idle turn from writing the line;
+     * acquire: pairs with the release in aos__ucx_ack_asked. */
+    if (sending || aos__ucx_in_handler() || aos__load_relaxed(&U.acks_due) == 0 ||
+        aos__exchange_acquire(&U.acks_due, 0) == 0)
+        return;
+    sending = 1;
+    for (int pe = 0; pe < aos__rt.npes; pe++) {
+        struct aos__ucx_peer *p = &U.peers[pe];
+        /* Relaxed: read after the acquire above. Of threads sending at
+         * once, the one whose exchange of `ack_sent` succeeds answers. */
+        uint64_t owed = aos__load_relaxed(&p->ack_owed);
+        uint64_t sent = aos__load_relaxed(&p->ack_sent);
+        if (owed > sent && aos__cas_relaxed(&p->ack_sent, &sent, owed))
+            (void)aos__ucx_am(pe, AOS__UCX_ACK, owed, 0, NULL, 0); /* lost: it waits for none */
+    }
+    sending = 0;
+}
