@@ -15,15 +15,17 @@
  *
  * Numbers: a peer answers with the highest number asked of it so far, in
  * a message sent after it handled that request. A flush waits for an
- * answer at least as high as its own number: a request with a higher
- * number was sent after a thread took that number, so after this flush
- * took its own, and so after every operation issued before this flush
- * began (those were in the stream, or in the records sent before the
- * request).
+ * answer at least as high as its own number: the thread that took a
+ * higher number took it after this flush took its own (the increments are
+ * one modification order), and, the increment being acq_rel, saw every
+ * operation issued before this flush began; its request, sent after its
+ * increment, enters the stream after them (after the records it saw, and
+ * behind UCP's lock after UCP's operations).
  *
- * The answer is sent by the next settle after the handler, never from the
- * handler itself (ucx.h: handlers issue nothing). A peer that is lost
- * answers nothing: the wait ends with the failure. */
+ * The answer is sent after the turn of the worker that ran the handler
+ * (or by the next settle), never from the handler itself (ucx.h: handlers
+ * issue nothing). A peer that is lost answers nothing: the wait ends with
+ * the failure. */
 #include "arch/atomics.h"
 #include "core/runtime.h"
 #include "core/tls.h"
@@ -43,12 +45,10 @@ static int ask(int pe, uint64_t seq)
 ucs_status_t aos__ucx_ack_flush(int pe)
 {
     struct aos__ucx_peer *p = &U.peers[pe];
-    /* Relaxed: the number only has to exceed those taken before it; the
-     * order of these increments agrees with the order in which the
-     * requests enter the stream (each enters it after its increment,
-     * through UCP's lock or the coalescing lock, as the operations it
-     * must follow did before theirs). */
-    uint64_t seq = aos__fetch_add_relaxed(&p->ack_asked, 1) + 1;
+    /* Acq_rel: pairs with the same increment by the thread that takes a
+     * higher number, which then sees what this thread issued before (see
+     * Numbers above). */
+    uint64_t seq = aos__fetch_add_acq_rel(&p->ack_asked, 1) + 1;
     int rc = ask(pe, seq);
     if (rc != AOS_OK) /* said already; a UCX status that maps back to rc */
         return rc == AOS_ERR_PE_DIED     ? UCS_ERR_CONNECTION_RESET
@@ -79,25 +79,40 @@ void aos__ucx_ack_heard(int src, uint64_t seq)
     aos__raise_relaxed(&U.peers[src].ack_heard, seq);
 }
 
+/* Sends the answer owed to pe, unless another thread sends it (or a
+ * higher one) already. */
+static void answer(int pe)
+{
+    struct aos__ucx_peer *p = &U.peers[pe];
+    /* Relaxed, both: read after the acquire in aos__ucx_ack_send; a failed
+     * exchange reloads `sent`, and the thread whose exchange raised it
+     * sends that answer. */
+    uint64_t owed = aos__load_relaxed(&p->ack_owed);
+    uint64_t sent = aos__load_relaxed(&p->ack_sent);
+    while (owed > sent) {
+        if (aos__cas_relaxed(&p->ack_sent, &sent, owed)) {
+            /* A failure is the endpoint's: the asker sees it as the loss
+             * of this PE. An endpoint closed as the transport stops takes
+             * none (nobody asks after the last barrier). */
+            if (p->ep != NULL)
+                (void)aos__ucx_am(pe, AOS__UCX_ACK, owed, 0, NULL, 0);
+            return;
+        }
+    }
+}
+
 void aos__ucx_ack_send(void)
 {
-    /* Sending drives the worker, whose handlers may ask for more: those
-     * wait for this loop's next look, not for a nested one. */
+    /* Sending drives the worker, whose handlers may ask for more: a nested
+     * call leaves them to this one, which looks again before it returns. */
     static AOS__TLS int sending;
-    /* The relaxed look first keeps an idle turn from writing the line;
-     * acquire: pairs with the release in aos__ucx_ack_asked. */
-    if (sending || aos__ucx_in_handler() || aos__load_relaxed(&U.acks_due) == 0 ||
-        aos__exchange_acquire(&U.acks_due, 0) == 0)
+    if (sending || aos__ucx_in_handler())
         return;
     sending = 1;
-    for (int pe = 0; pe < aos__rt.npes; pe++) {
-        struct aos__ucx_peer *p = &U.peers[pe];
-        /* Relaxed: read after the acquire above. Of threads sending at
-         * once, the one whose exchange of `ack_sent` succeeds answers. */
-        uint64_t owed = aos__load_relaxed(&p->ack_owed);
-        uint64_t sent = aos__load_relaxed(&p->ack_sent);
-        if (owed > sent && aos__cas_relaxed(&p->ack_sent, &sent, owed))
-            (void)aos__ucx_am(pe, AOS__UCX_ACK, owed, 0, NULL, 0); /* lost: it waits for none */
-    }
+    /* The relaxed look first keeps an idle turn from writing the line;
+     * acquire: pairs with the release in aos__ucx_ack_asked. */
+    while (aos__load_relaxed(&U.acks_due) != 0 && aos__exchange_acquire(&U.acks_due, 0) != 0)
+        for (int pe = 0; pe < aos__rt.npes; pe++)
+            answer(pe);
     sending = 0;
 }

@@ -210,9 +210,9 @@ int aos__ucx_am_coalesced(int pe, const void *buf, size_t len, uint32_t *issuing
  * and sending that, and the target acknowledges each put. A message sent
  * with UCP's zero-copy eager protocol goes from the source itself, and its
  * handler copies it into place as UCP's put handler would; the flush that
- * completes the put (TCP's, after anything was sent, waits for the
- * target's answer, which comes after the message in the stream) covers it
- * as any message. Only where the target's CPU applies puts anyway, on one
+ * completes the put covers it as any message (ack.c's request, or TCP's,
+ * which after anything was sent waits for the target's answer, both
+ * answered after the message in the stream). Only where the target's CPU applies puts anyway, on one
  * ordered stream (lanes.c), so that the messages keep the put's place
  * among the operations to that peer.
  *
@@ -459,7 +459,6 @@ static void send_deferred(void)
 
 void aos__ucx_send_deferred(void)
 {
-    aos__ucx_ack_send();
     /* Relaxed: a hint (flag_pending sets it under the lock with the list). */
     if (!in_handler && aos__load_relaxed(&U.pending))
         send_deferred();
@@ -696,7 +695,7 @@ void aos__ucx_settle(unsigned how)
     unsigned idle = 0;
     do {
         aos__ucx_coalesce_send_all();
-        aos__ucx_ack_send();
+        aos__ucx_ack_send(); /* asked for in a turn of another thread's */
         int batches = batches_due(how);
         /* Relaxed: a hint; wake_later sets it under the lock, rechecked there. */
         if (aos__load_relaxed(&U.pending) || batches) {

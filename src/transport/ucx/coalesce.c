@@ -4,7 +4,8 @@
  * turn of the target's progress, whatever its size: a stream of small puts
  * runs at the rate of system calls, not of the link. For a peer that takes
  * them (its operations travel in one ordered TCP stream and its CPU applies
- * them, lanes.c; AOS_NET_COALESCE), small puts with events and posted
+ * them, lanes.c; AOS_NET_COALESCE), small puts with events, blocking small
+ * puts where the flush that follows is a record too (ack.c), and posted
  * atomics are copied into the peer's buffer as records, and the buffer
  * leaves as one COALESCED message, whose handler at the target (below)
  * applies the records in order, as UCP's own handlers would have applied
@@ -27,7 +28,8 @@
  * and completes with the peer's next flush, issued after the message: over
  * UCX's TCP transport (the only one whose peers take records) a flush of an
  * endpoint that sent anything since its last flush sends a request that the
- * target answers in stream order, so after it has applied the records. The
+ * target answers in stream order, so after it has applied the records; a
+ * flush by request (ack.c) is itself a record, the last of the buffer. The
  * buffer leaves when full, before any other operation to the peer, and at
  * every turn of the worker and every settle (any wait, quiet, the progress
  * thread, a stream of other operations): records never wait for a program
@@ -41,12 +43,14 @@
  *
  * Record: a header (arena offset, length or width, kind, operation) and,
  * for a put, its data padded to 8 bytes; for an atomic, its operand; for
- * a core message (its handler's id in `op`), its payload padded to 8. */
+ * a core message (its handler's id in `op`), its payload padded to 8; a
+ * flush's request (its number in `off`) has none. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch/atomics.h"
 #include "arch/cpu_amo.h"
+#include "arch/sanitizer.h"
 #include "core/am.h"
 #include "core/runtime.h"
 #include "core/tls.h"
@@ -269,13 +273,13 @@ static int takes(int pe, uint64_t off, size_t len)
     return n == len ? AOS_OK : AOS_ERR_AGAIN; /* across two: UCP's path splits it */
 }
 
-int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len)
+int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len, int caller_sends)
 {
     int rc = len > PUT_MAX ? AOS_ERR_AGAIN : takes(pe, off, len);
     if (rc != AOS_OK)
         return rc;
     struct record r = {.off = off, .len = (uint32_t)len, .kind = REC_PUT};
-    return append(pe, &r, src, len, 0);
+    return append(pe, &r, src, len, caller_sends);
 }
 
 int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
@@ -348,7 +352,7 @@ void aos__ucx_coalesced_apply(int src, const char *data, size_t len)
             break;
         char *dst = aos__rt.my_base + r.off;
         if (r.kind == REC_PUT) {
-            memcpy(dst, data + at, r.len);
+            aos__copy_remote_write(dst, data + at, r.len); /* as am.c's PUT_DATA */
         } else if (r.kind == REC_AMO && (r.len == 4 || r.len == 8) && r.off % r.len == 0 &&
                    posted_op(r.op)) {
             uint64_t operand;

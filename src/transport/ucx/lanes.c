@@ -11,7 +11,8 @@
  * travels in one byte stream in the order UCP issued it (UCP queues what
  * the socket cannot take yet behind what it holds), and the peer applies
  * them in the order they arrive: a put is in place before a later atomic,
- * message or get is looked at. No flush is needed to order them then.
+ * message or get is looked at. No flush is needed to order them then, and
+ * with both traits a flush can be a request the peer answers (ack.c).
  *
  * UCP has no query for an endpoint's transports in the versions we build
  * against, so this reads its printed configuration (printed.c): one line

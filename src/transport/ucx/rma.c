@@ -1,7 +1,8 @@
 /* Put, get, blocks, atomics and ordering over UCP.
  *
- * Completion: a blocking put is a put and a flush of its endpoint (the flush
- * returns once the data is at the target), then a wake. A put with an event
+ * Completion: a blocking put is a put and a flush of its peer (the flush
+ * returns once the data is at the target: UCP's, or ack.c's request the
+ * peer answers), then a wake. A put with an event
  * waits only until its source may be reused; its event joins the peer's
  * batch, which the next flush of that peer completes (am.c: settle, run by
  * progress, fence and quiet), so a stream of puts costs one flush, not one
@@ -32,7 +33,7 @@ struct peer_flush {
 };
 
 /* The covered events complete here, in UCP's callback, which may run on
- * another thread; quiet waits for every flush under way, so that events
+ * another thread (or called at once, for a flush by request); quiet waits for every flush under way, so that events
  * another thread's flush took are complete when it returns. */
 static void peer_flush_done(void *request, ucs_status_t st, void *user_data)
 {
@@ -204,13 +205,20 @@ static int pieces(int put, char *local, int pe, uint64_t off, size_t len, struct
     return rc;
 }
 
-/* A put as pieces, or, when `coalesce` and pe takes it, as a record in
+/* How put_pieces may send a put. */
+enum coalescing {
+    ISSUED,          /* issued on its own */
+    COALESCED,       /* as a record where pe takes it, leaving with the buffer */
+    COALESCED_FLUSHED, /* ...where the caller flushes pe next, which sends it */
+};
+
+/* A put as pieces, or, where `how` allows and pe takes it, as a record in
  * pe's coalescing buffer (coalesce.c). */
 static int put_pieces(int pe, uint64_t off, const char *src, size_t len, struct inflight *f,
-                      int coalesce)
+                      enum coalescing how)
 {
-    if (coalesce) {
-        int rc = aos__ucx_coalesce_put(pe, off, src, len);
+    if (how != ISSUED) {
+        int rc = aos__ucx_coalesce_put(pe, off, src, len, how == COALESCED_FLUSHED);
         if (rc != AOS_ERR_AGAIN) {
             mark_unflushed(pe, AOS__UCX_PUTS); /* even after a failure: a buffer may have gone */
             return rc;
@@ -248,7 +256,8 @@ static int finish_write(int pe, uint64_t lo, uint64_t hi, aos_event_t *ev)
  * and one flush for all of them. */
 int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
 {
-    int rc = put_pieces(pe, off, src, len, NULL, ev != NULL || U.peers[pe].acks);
+    enum coalescing how = ev != NULL ? COALESCED : U.peers[pe].acks ? COALESCED_FLUSHED : ISSUED;
+    int rc = put_pieces(pe, off, src, len, NULL, how);
     return rc != AOS_OK ? rc : finish_write(pe, off, off + len, ev);
 }
 
@@ -257,7 +266,7 @@ int aos__ucx_put(int pe, uint64_t off, const void *src, size_t len, aos_event_t 
 int aos__ucx_put_held(int pe, uint64_t off, const void *src, size_t len, aos_event_t *ev)
 {
     struct inflight f = {.pe = pe, .what = "put", .held = 1};
-    int rc = put_pieces(pe, off, src, len, &f, 1);
+    int rc = put_pieces(pe, off, src, len, &f, COALESCED);
     if (rc != AOS_OK) {
         /* Its event was not posted: nothing may read src once this returns. */
         (void)aos__ucx_flush_peer(pe);
@@ -394,7 +403,7 @@ int aos__ucx_put_block(int pe, uint64_t off, const void *src, const aos_block_t 
         for (size_t r = 0; r < b->count[0] && rc == AOS_OK; r++) {
             uint64_t at = off + p * b->remote_stride[1] + r * b->remote_stride[0];
             rc = put_pieces(pe, at, s + p * b->local_stride[1] + r * b->local_stride[0],
-                            b->run, &f, 1);
+                            b->run, &f, COALESCED);
             if (at + b->run > hi)
                 hi = at + b->run;
         }

@@ -61,6 +61,9 @@ unsigned aos__ucx_drive_once(void)
     aos__ucx_leave();
     if (n != 0) /* peers whose writes this CPU applies send no wakes */
         aos__ucx_ring_all();
+    /* A peer's flush waits for my answer: not for the end of a stream of
+     * issues that turns the worker only here (ack.c). */
+    aos__ucx_ack_send();
     return n;
 }
 

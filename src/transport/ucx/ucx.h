@@ -2,7 +2,8 @@
  * an endpoint per off-node peer). Files: ucx.c (start/stop and the table),
  * rma.c (put/get/blocks/atomics/ordering), keys.c (memory registration and
  * remote keys), am.c (active messages: wakes, signals, the core's
- * messages, large puts), coalesce.c (small puts, posted atomics and
+ * messages, large puts), ack.c (flushes as a request the peer answers),
+ * coalesce.c (small puts, posted atomics and
  * streamed core messages to one peer sent as one message), thread.c (the
  * progress thread, polling or asleep on the worker's event fd), fds.c
  * (UCX's descriptors made close-on-exec).
@@ -143,7 +144,9 @@ void aos__ucx_issued(void);
 /* Waits for a request (NULL: done already, aos__ucx_issued), driving the
  * worker, and frees it. */
 int aos__ucx_wait(ucs_status_ptr_t req, const char *what, int pe);
-/* Flushes every earlier operation to pe (remote completion). */
+/* Flushes every earlier put and posted atomic to pe: applied there on
+ * return (UCP's flush, or ack.c's request where pe has `acks`). Replies
+ * of gets and fetching atomics may still be on their way. */
 int aos__ucx_flush_peer(int pe);
 /* Flushes pe when puts or posted atomics to it may be outstanding, so what
  * follows is applied after them. */
@@ -253,8 +256,9 @@ void aos__ucx_ring_all(void);
 void aos__ucx_settle(unsigned how);
 
 /* coalesce.c. Where a peer takes them (co.on: its operations travel in one
- * ordered TCP stream and its CPU applies them, lanes.c), small puts with
- * events, posted atomics and core messages sent with AOS__AM_LATER (and
+ * ordered TCP stream and its CPU applies them, lanes.c), small puts (with
+ * events; blocking ones where a flush is a request, ack.c, which leaves
+ * with them), posted atomics and core messages sent with AOS__AM_LATER (and
  * those handlers deferred) are copied into its buffer instead of issued,
  * and the buffer leaves as one message before anything else is issued to
  * that peer, so the stream still carries everything in issue order. */
@@ -264,7 +268,8 @@ void aos__ucx_coalesce_stop(int pe);
  * (the caller issues it itself; of posted atomics, only add, and, or and
  * xor are), else AOS_OK once it is in the buffer or the error of sending
  * a full one. */
-int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len);
+/* `caller_sends` as for aos__ucx_coalesce_core. */
+int aos__ucx_coalesce_put(int pe, uint64_t off, const void *src, size_t len, int caller_sends);
 int aos__ucx_coalesce_amo(int pe, uint64_t off, aos_amo_op_t op, unsigned width,
                           uint64_t operand);
 /* A core message of at most 4 KiB (aos__ucx_core_am with AOS__AM_LATER,
@@ -299,8 +304,8 @@ ucs_status_t aos__ucx_ack_flush(int pe);
  * src sent it. */
 void aos__ucx_ack_asked(int src, uint64_t seq);
 void aos__ucx_ack_heard(int src, uint64_t seq);
-/* Sends the answers peers asked for (each turn of a wait, each settle);
- * nothing inside a handler. */
+/* Sends the answers peers asked for (after each turn of the worker that
+ * handled something, and each settle); nothing inside a handler. */
 void aos__ucx_ack_send(void);
 
 /* printed.c: calls line_fn(line, arg) for each line print writes about obj;
