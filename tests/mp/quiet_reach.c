@@ -6,7 +6,9 @@
  * and checks it, then answers the writer, which goes on to the next
  * round. Off-node, the three pairs are three connections: the reader sees
  * the write only if the writer's completion waited until the holder had
- * applied it, not just until it left. Two threads per PE write, each to
+ * applied it, not just until it left. Also a put with an event that the
+ * writer waits for (completed by a flush that settle starts, which does
+ * not wait itself). Two threads per PE write, each to
  * its own words, so that completions of one peer overlap. Needs 3 PEs. */
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +18,11 @@
 
 #define THREADS 2
 #define ROUNDS 150
-#define FORMS 5
+#define FORMS 6
 #define BIG (200u << 10)
 
 static int me, n;
-static uint64_t *word;  /* [THREADS] at the holder: forms 0-2 */
+static uint64_t *word;  /* [THREADS] at the holder: forms 0-2 and 5 */
 static uint64_t *count; /* [THREADS] at the holder: form 3's adds */
 static uint8_t *big;    /* [THREADS][BIG] at the holder: form 4 */
 static uint64_t *flag;  /* [THREADS] at the reader: the round just completed */
@@ -59,6 +61,10 @@ static void *writer(void *arg)
             CHECK_OK(aos_amo_post_sym(holder, &count[t], AOS_AMO_ADD, AOS_AMO_U64, 1));
             CHECK_OK(aos_quiet());
             break;
+        case 5:
+            CHECK_OK(aos_putmem(holder, &word[t], &v, sizeof v, ev));
+            CHECK_OK(aos_event_wait(ev));
+            break;
         default:
             for (size_t i = 0; i < BIG; i++)
                 src[i] = byte_of(me, t, r, i);
@@ -79,7 +85,7 @@ static void *writer(void *arg)
 static void check_round(int w, int h, int t, int r, uint8_t *buf)
 {
     int form = r % FORMS;
-    if (form <= 2) {
+    if (form <= 2 || form == 5) {
         uint64_t got;
         CHECK_OK(aos_getmem(h, &got, &word[t], sizeof got, NULL));
         if (got != value_of(w, t, r))
@@ -89,7 +95,7 @@ static void check_round(int w, int h, int t, int r, uint8_t *buf)
     } else if (form == 3) {
         uint64_t got;
         CHECK_OK(aos_getmem(h, &got, &count[t], sizeof got, NULL));
-        CHECK(got == (uint64_t)((r - 3) / FORMS + 1)); /* adds in rounds 3, 8, ... r */
+        CHECK(got == (uint64_t)((r - 3) / FORMS + 1)); /* adds in rounds 3, 3 + FORMS, ... r */
     } else {
         CHECK_OK(aos_getmem(h, buf, big + (size_t)t * BIG, BIG, NULL));
         for (size_t i = 0; i < BIG; i++)

@@ -22,6 +22,12 @@
  * increment, enters the stream after them (after the records it saw, and
  * behind UCP's lock after UCP's operations).
  *
+ * Settle's flushes (of the events of puts, am.c) do not wait: such a flush
+ * leaves its context in the peer's one slot (`ack_wait_*`; settle runs one
+ * flush per peer at a time), and whichever comes first of the answer's
+ * handler, the starter's own look after sending, and the loss of the peer
+ * claims the slot, by its number, and ends the flush.
+ *
  * The answer is sent after the turn of the worker that ran the handler
  * (or by the next settle), never from the handler itself (ucx.h: handlers
  * issue nothing). A peer that is lost answers nothing: the wait ends with
@@ -42,6 +48,14 @@ static int ask(int pe, uint64_t seq)
     return aos__ucx_am(pe, AOS__UCX_ACK_ASK, seq, 0, NULL, 0);
 }
 
+/* A failure ask() said already, as a UCX status that maps back to it. */
+static ucs_status_t status_of(int rc)
+{
+    return rc == AOS_ERR_PE_DIED     ? UCS_ERR_CONNECTION_RESET
+           : rc == AOS_ERR_NO_MEMORY ? UCS_ERR_NO_MEMORY
+                                     : UCS_ERR_IO_ERROR;
+}
+
 ucs_status_t aos__ucx_ack_flush(int pe)
 {
     struct aos__ucx_peer *p = &U.peers[pe];
@@ -50,10 +64,8 @@ ucs_status_t aos__ucx_ack_flush(int pe)
      * Numbers above). */
     uint64_t seq = aos__fetch_add_acq_rel(&p->ack_asked, 1) + 1;
     int rc = ask(pe, seq);
-    if (rc != AOS_OK) /* said already; a UCX status that maps back to rc */
-        return rc == AOS_ERR_PE_DIED     ? UCS_ERR_CONNECTION_RESET
-               : rc == AOS_ERR_NO_MEMORY ? UCS_ERR_NO_MEMORY
-                                         : UCS_ERR_IO_ERROR;
+    if (rc != AOS_OK)
+        return status_of(rc);
     unsigned idle = 0;
     /* Relaxed, both: the number is all the answer says (nothing written
      * before it is read after it), and the loss flag is set once
@@ -66,6 +78,51 @@ ucs_status_t aos__ucx_ack_flush(int pe)
     return UCS_OK;
 }
 
+/* Ends pe's waiting flush numbered seq (0: whatever number it has), if
+ * nobody did yet. */
+static void claim(struct aos__ucx_peer *p, uint64_t seq, ucs_status_t st)
+{
+    /* Acquire: pairs with the release in aos__ucx_ack_start, so the context
+     * written before the number is seen; numbers never repeat, so a slot
+     * refilled meanwhile is not taken for this one. */
+    uint64_t s = aos__load_acquire(&p->ack_wait_seq);
+    if (s == 0 || (seq != 0 && s != seq))
+        return;
+    /* Read before the exchange: once the flush ends, the next one may refill
+     * the slot. Relaxed: published by the number's release; a context read
+     * from a refilled slot goes with a failed exchange. */
+    void *ctx = aos__load_relaxed(&p->ack_wait_ctx);
+    if (aos__cas_acquire(&p->ack_wait_seq, &s, 0))
+        aos__ucx_flush_finished(ctx, st);
+}
+
+void aos__ucx_ack_start(int pe, void *ctx)
+{
+    struct aos__ucx_peer *p = &U.peers[pe];
+    uint64_t seq = aos__fetch_add_acq_rel(&p->ack_asked, 1) + 1; /* as in ack_flush */
+    /* The slot is empty (settle's one flush of pe ended). Relaxed: the
+     * release below publishes it. */
+    aos__store_relaxed(&p->ack_wait_ctx, ctx);
+    aos__store_release(&p->ack_wait_seq, seq); /* pairs with the acquire in claim */
+    int rc = ask(pe, seq);
+    /* Pairs with the fences in aos__ucx_ack_heard and aos__ucx_ack_lost:
+     * either this look sees their answer or loss, or they see the slot. */
+    aos__fence_seq_cst();
+    /* Relaxed: ordered by the fence above. */
+    if (rc != AOS_OK)
+        claim(p, seq, status_of(rc));
+    else if (aos__load_relaxed(&p->ack_heard) >= seq)
+        claim(p, seq, UCS_OK);
+    else if (aos__load_relaxed(&aos__rt.peers[pe].lost))
+        claim(p, seq, UCS_ERR_CONNECTION_RESET);
+}
+
+void aos__ucx_ack_lost(int pe)
+{
+    aos__fence_seq_cst(); /* after the loss was marked: pairs with ack_start's */
+    claim(&U.peers[pe], 0, UCS_ERR_CONNECTION_RESET);
+}
+
 void aos__ucx_ack_asked(int src, uint64_t seq)
 {
     /* Relaxed: published by the release below. */
@@ -75,8 +132,14 @@ void aos__ucx_ack_asked(int src, uint64_t seq)
 
 void aos__ucx_ack_heard(int src, uint64_t seq)
 {
+    struct aos__ucx_peer *p = &U.peers[src];
     /* Relaxed: see aos__ucx_ack_flush. */
-    aos__raise_relaxed(&U.peers[src].ack_heard, seq);
+    aos__raise_relaxed(&p->ack_heard, seq);
+    aos__fence_seq_cst(); /* pairs with the fence in aos__ucx_ack_start */
+    /* Relaxed: a hint, claim looks again. */
+    uint64_t s = aos__load_relaxed(&p->ack_wait_seq);
+    if (s != 0 && s <= seq)
+        claim(p, s, UCS_OK);
 }
 
 /* Sends the answer owed to pe, unless another thread sends it (or a

@@ -492,6 +492,13 @@ struct flush_ctx {
 
 static struct flush_ctx *finished; /* lock-free stack of finished flushes */
 
+static void flush_done(void *request, ucs_status_t st, void *user_data);
+
+void aos__ucx_flush_finished(void *ctx, ucs_status_t st)
+{
+    flush_done(NULL, st, ctx);
+}
+
 static void flush_done(void *request, ucs_status_t st, void *user_data)
 {
     struct flush_ctx *c = user_data;
@@ -623,6 +630,11 @@ static void start_flushes(int batches)
         /* Read before the release: from there on c is the callback's,
          * which may run on another thread and free it (finish_flushes). */
         todo = c->next;
+        if (U.peers[c->pe].acks) { /* a request the peer answers, after the records */
+            aos__store_release(&c->issued, 1); /* pairs with the acquire in flush_done */
+            aos__ucx_ack_start(c->pe, c);
+            continue;
+        }
         ucp_ep_h ep = aos__ucx_ep(c->pe); /* after the records the events stand for */
         aos__store_release(&c->issued, 1); /* pairs with the acquire in flush_done */
         ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |

@@ -132,6 +132,7 @@ static void on_peer_error(void *arg, ucp_ep_h ep, ucs_status_t st)
     /* Operations on the endpoint fail with AOS_ERR_NETWORK from now on; the
      * core decides whether the job can go on. */
     aos__peer_lost((int)(intptr_t)arg, ucs_status_string(st));
+    aos__ucx_ack_lost((int)(intptr_t)arg); /* marked lost first: see ack.c */
 }
 
 static int connect_peers(const char *all, const size_t *offs)

@@ -72,6 +72,10 @@ struct aos__ucx_peer {
     uint64_t ack_heard;         /* the highest answer it sent me (atomic) */
     uint64_t ack_owed;          /* the highest answer it asked of me (atomic) */
     uint64_t ack_sent;          /* the highest answer I sent it (atomic) */
+    uint64_t ack_wait_seq;      /* the number settle's flush of it waits for; 0:
+                                 * none (atomic) */
+    void *ack_wait_ctx;         /* that flush's context, written before the number
+                                 * (atomic) */
     /* Under lock: */
     struct aos__ucx_batch waiting; /* events of puts not yet covered by a flush */
     int flushing;               /* a flush for an earlier batch is under way */
@@ -300,6 +304,15 @@ int aos__ucx_coalesce_ask(int pe, uint64_t seq);
  * has applied every operation issued to it before the call, or failed
  * (UCS_ERR_CONNECTION_RESET once pe is lost). */
 ucs_status_t aos__ucx_ack_flush(int pe);
+/* A flush of pe started by settle (at most one per peer at a time): returns
+ * once the request is sent; aos__ucx_flush_finished(ctx, status) runs once
+ * the answer comes, on whichever thread handles it, or at once if the
+ * request fails. */
+void aos__ucx_ack_start(int pe, void *ctx);
+/* am.c: the end of settle's flush ctx, from ack.c. */
+void aos__ucx_flush_finished(void *ctx, ucs_status_t st);
+/* pe is lost: a flush of it under way ends (the endpoint's error handler). */
+void aos__ucx_ack_lost(int pe);
 /* Handlers: src asked for the answer seq (sent by the next ack_send), and
  * src sent it. */
 void aos__ucx_ack_asked(int src, uint64_t seq);
