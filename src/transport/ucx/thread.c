@@ -87,13 +87,19 @@ static struct {
 
 static AOS__TLS int on_thread; /* 1 on this progress thread */
 
+/* The calling thread is a program's: neither this progress thread nor the
+ * RPC progress thread, whose turns are no program driving (it sleeps
+ * whenever no request is queued, and unannounced while the program drives,
+ * core/transports.c, so standing aside for it would leave the network to a
+ * thread that does not stay). */
+static int program_thread(void)
+{
+    return !on_thread && !aos__in_progress_thread;
+}
+
 void aos__ucx_driven(void)
 {
-    /* The RPC progress thread's turns are no program driving: it sleeps
-     * whenever no request is queued, and unannounced while the program
-     * drives (core/transports.c), so standing aside for it would leave the
-     * network to a thread that does not stay. */
-    if (on_thread || aos__in_progress_thread)
+    if (!program_thread())
         return;
     /* Relaxed load and store, not an atomic increment: a lost update between
      * two program threads still changes the value, which is all the reader
@@ -103,8 +109,8 @@ void aos__ucx_driven(void)
 
 void aos__ucx_enter(void)
 {
-    if (on_thread || aos__in_progress_thread)
-        return; /* as in aos__ucx_driven */
+    if (!program_thread())
+        return;
     /* Relaxed: a hint, as driven; an increment, not a store, because two
      * program threads may be inside at once. */
     (void)aos__fetch_add_relaxed(&T.inside, 1);
@@ -112,7 +118,7 @@ void aos__ucx_enter(void)
 
 void aos__ucx_leave(void)
 {
-    if (on_thread || aos__in_progress_thread)
+    if (!program_thread())
         return;
     (void)aos__fetch_sub_relaxed(&T.inside, 1); /* relaxed: as in aos__ucx_enter */
 }
@@ -227,9 +233,9 @@ static uint64_t doubled(uint64_t ns, uint64_t max)
  * call that drives it now, and none sleeps in the kernel. One turn that
  * receives a large message, or the issue of a large transfer, holds UCP's
  * lock for longer than a probe lasts, with no turn or issue counted
- * meanwhile. Relaxed: the program's turns
- * need no order with this; a stale value costs one more park or one turn
- * of contention. Sleepers are read seq_cst in park. */
+ * meanwhile. Relaxed: the program's turns need no order with this; a
+ * stale value costs one more park or one turn of contention. Sleepers are
+ * read seq_cst in park. */
 static int program_drives(uint32_t seen)
 {
     return (aos__load_relaxed(&T.driven) != seen || aos__load_relaxed(&T.inside) != 0) &&
