@@ -138,7 +138,9 @@ void aos__peer_lost(int pe, const char *why)
 {
     struct aos__runtime *rt = &aos__rt;
     /* Relaxed: read by a global exit of this PE, which then does not tell
-     * the lost PE; one that reads 0 tries it, and that fails. */
+     * the lost PE; one that reads 0 tries it, and that fails. The UCX
+     * transport's flushes by request look at it too, ordered by fences
+     * (transport/ucx/ack.c). */
     aos__store_relaxed(&rt->peers[pe].lost, 1);
     /* Acquire: pairs with the compare-and-swap of a PE that called
      * aos_global_exit; it completed (the teller had its reply) before the

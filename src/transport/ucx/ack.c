@@ -25,8 +25,9 @@
  * Settle's flushes (of the events of puts, am.c) do not wait: such a flush
  * leaves its context in the peer's one slot (`ack_wait_*`; settle runs one
  * flush per peer at a time), and whichever comes first of the answer's
- * handler, the starter's own look after sending, and the loss of the peer
- * claims the slot, by its number, and ends the flush.
+ * handler and the starter's own look after sending (each by the flush's
+ * number), or the loss of the peer (whatever flush waits), claims the
+ * slot and ends the flush.
  *
  * The answer is sent after the turn of the worker that ran the handler
  * (or by the next settle), never from the handler itself (ucx.h: handlers
@@ -92,7 +93,7 @@ static void claim(struct aos__ucx_peer *p, uint64_t seq, ucs_status_t st)
      * the slot. Relaxed: published by the number's release; a context read
      * from a refilled slot goes with a failed exchange. */
     void *ctx = aos__load_relaxed(&p->ack_wait_ctx);
-    if (aos__cas_acquire(&p->ack_wait_seq, &s, 0))
+    if (aos__cas_acquire(&p->ack_wait_seq, &s, 0)) /* acquire: as the load above */
         aos__ucx_flush_finished(ctx, st);
 }
 
@@ -108,11 +109,12 @@ void aos__ucx_ack_start(int pe, void *ctx)
     /* Pairs with the fences in aos__ucx_ack_heard and aos__ucx_ack_lost:
      * either this look sees their answer or loss, or they see the slot. */
     aos__fence_seq_cst();
-    /* Relaxed: ordered by the fence above. */
-    if (rc != AOS_OK)
-        claim(p, seq, status_of(rc));
-    else if (aos__load_relaxed(&p->ack_heard) >= seq)
+    /* Relaxed: ordered by the fence above. An answer that covers it counts
+     * even if this request failed: the writes were applied. */
+    if (aos__load_relaxed(&p->ack_heard) >= seq)
         claim(p, seq, UCS_OK);
+    else if (rc != AOS_OK)
+        claim(p, seq, status_of(rc));
     else if (aos__load_relaxed(&aos__rt.peers[pe].lost))
         claim(p, seq, UCS_ERR_CONNECTION_RESET);
 }
@@ -133,7 +135,8 @@ void aos__ucx_ack_asked(int src, uint64_t seq)
 void aos__ucx_ack_heard(int src, uint64_t seq)
 {
     struct aos__ucx_peer *p = &U.peers[src];
-    /* Relaxed: see aos__ucx_ack_flush. */
+    /* Relaxed: see aos__ucx_ack_flush; against aos__ucx_ack_start's look,
+     * the fence below orders it. */
     aos__raise_relaxed(&p->ack_heard, seq);
     aos__fence_seq_cst(); /* pairs with the fence in aos__ucx_ack_start */
     /* Relaxed: a hint, claim looks again. */

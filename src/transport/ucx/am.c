@@ -479,10 +479,13 @@ void aos__ucx_drop_deferred(void)
 /* ---- wakes after operations that complete later ------------------------- */
 
 /* A flush under way for one peer: the events of its puts and the range to
- * wake once it is done. The UCX callback only marks it finished (lock-free
- * push); settle does the rest outside UCX. */
+ * wake once it is done. What ends it (UCX's callback, or for a flush by
+ * request ack.c's claim: the answer's handler, the starter, the endpoint's
+ * error handler) only marks it finished (lock-free push); settle does the
+ * rest outside UCX. */
 struct flush_ctx {
     int pe;
+    int by_request; /* ack.c's (the peer's `acks`, read under the lock) */
     struct aos__ucx_batch batch;
     uint64_t lo, hi;
     struct flush_ctx *next;
@@ -617,8 +620,8 @@ static void start_flushes(int batches)
         /* The flush, issued below, is later than every operation these
          * events and this range stand for. Until it is done, `flushing`
          * keeps another settle from starting one more for this peer. */
-        *c = (struct flush_ctx){.pe = pe, .batch = p->waiting, .lo = p->wake_lo,
-                                .hi = p->wake_hi, .next = todo};
+        *c = (struct flush_ctx){.pe = pe, .by_request = p->acks, .batch = p->waiting,
+                                .lo = p->wake_lo, .hi = p->wake_hi, .next = todo};
         todo = c;
         p->waiting = (struct aos__ucx_batch){0};
         p->wake_lo = p->wake_hi = 0;
@@ -630,7 +633,7 @@ static void start_flushes(int batches)
         /* Read before the release: from there on c is the callback's,
          * which may run on another thread and free it (finish_flushes). */
         todo = c->next;
-        if (U.peers[c->pe].acks) { /* a request the peer answers, after the records */
+        if (c->by_request) { /* a request the peer answers, after the records */
             aos__store_release(&c->issued, 1); /* pairs with the acquire in flush_done */
             aos__ucx_ack_start(c->pe, c);
             continue;

@@ -25,11 +25,11 @@
  * (ucx.h), and one that did would only skip that wait.
  *
  * Completion: a coalesced put's event joins the peer's batch like any put's
- * and completes with the peer's next flush, issued after the message: over
- * UCX's TCP transport (the only one whose peers take records) a flush of an
- * endpoint that sent anything since its last flush sends a request that the
- * target answers in stream order, so after it has applied the records; a
- * flush by request (ack.c) is itself a record, the last of the buffer. The
+ * and completes with the peer's next flush, issued after the message:
+ * peers that take records take flushes by request (ack.c), a record of its
+ * own at the end of the buffer, answered in stream order, so after the
+ * records were applied (as the TCP flush of UCX, which answers in stream
+ * order too, as the transport stops). The
  * buffer leaves when full, before any other operation to the peer, and at
  * every turn of the worker and every settle (any wait, quiet, the progress
  * thread, a stream of other operations): records never wait for a program

@@ -8,7 +8,8 @@
  * progress, fence and quiet), so a stream of puts costs one flush, not one
  * each. A held put (aos_put_nbi) does not wait for its source either: its
  * requests are left to UCP, and the flush that completes its event waits
- * for them.
+ * for them (a flush by request for the target to have applied them, so
+ * after the source was read).
  *
  * Ordering: UCP does not order an atomic after earlier puts on the network.
  * Each peer has an `unflushed` mark, set by puts and posted atomics; a

@@ -461,9 +461,13 @@ static void ucx_stop(struct aos__runtime *rt)
      * endpoints go (the last barrier's signals among them). */
     ucp_request_param_t none = {0};
     /* UCP's flushes from here on: a peer that is stopping too may have
-     * stopped answering requests. */
+     * stopped answering requests (a flush by request already under way
+     * still ends, by its answer or by the peer's loss). Under the lock:
+     * the progress thread's settle reads it there. */
+    pthread_mutex_lock(&U.lock);
     for (int pe = 0; pe < rt->npes; pe++)
         U.peers[pe].acks = 0;
+    pthread_mutex_unlock(&U.lock);
     (void)aos__ucx_quiet();
     (void)aos__ucx_wait(ucp_worker_flush_nbx(U.worker, &none), "flushing at the end", rt->me);
     aos__ucx_thread_stop();

@@ -10,11 +10,13 @@
  *
  * Thread safety: the worker runs in UCS_THREAD_MODE_MULTI, so any thread may
  * call UCP; aos's own per-peer bookkeeping is under `lock`, except the
- * `unflushed` hints, which are atomics. UCX completion callbacks run inside
- * whichever thread drives the worker, maybe one holding a lock: they take
- * none; they update atomics and their own context's status, and free what
- * they own. Message handlers, which run there too,
- * do take `lock` (a handler's messages are deferred under it, a put with
+ * `unflushed` hints and the numbers of flushes by request (ack.c), which
+ * are atomics. UCX completion callbacks run inside whichever thread drives
+ * the worker, maybe one holding a lock: they take none; they update
+ * atomics and their own context's status, and free what they own (the
+ * endpoint's error handler and the answer's handler end a flush by
+ * request the same way). Message handlers, which run there too, do take
+ * `lock` (a handler's messages are deferred under it, a put with
  * an event joins a batch), so no UCP call is made while holding `lock`:
  * UCP's worker lock is always taken first. The same holds for each peer's
  * coalescing lock. Core message handlers send only messages, deferred to
@@ -67,7 +69,8 @@ struct aos__ucx_peer {
                                  * (lanes.c): no flush to order them; set at start */
     int put_messages;           /* large puts go to it as messages (am.c); set at start */
     int acks;                   /* a flush of it is a request it answers (ack.c); set
-                                 * at start, cleared as the transport stops */
+                                 * at start, cleared under lock as the transport
+                                 * stops (read under lock by settle) */
     uint64_t ack_asked;         /* the last answer asked of it (atomic) */
     uint64_t ack_heard;         /* the highest answer it sent me (atomic) */
     uint64_t ack_owed;          /* the highest answer it asked of me (atomic) */
@@ -306,8 +309,10 @@ int aos__ucx_coalesce_ask(int pe, uint64_t seq);
 ucs_status_t aos__ucx_ack_flush(int pe);
 /* A flush of pe started by settle (at most one per peer at a time): returns
  * once the request is sent; aos__ucx_flush_finished(ctx, status) runs once
- * the answer comes, on whichever thread handles it, or at once if the
- * request fails. */
+ * an answer at least its number is handled (on whichever thread handles
+ * it; before this returns if one was already), with a failure if the
+ * request fails, or with UCS_ERR_CONNECTION_RESET from the endpoint's
+ * error handler if pe is lost. */
 void aos__ucx_ack_start(int pe, void *ctx);
 /* am.c: the end of settle's flush ctx, from ack.c. */
 void aos__ucx_flush_finished(void *ctx, ucs_status_t st);
