@@ -127,8 +127,12 @@ void aos__ucx_ack_lost(int pe)
 
 void aos__ucx_ack_asked(int src, uint64_t seq)
 {
-    /* Relaxed: published by the release below. */
+    /* Relaxed: published by the releases below. */
     aos__raise_relaxed(&U.peers[src].ack_owed, seq);
+    /* seq_cst (a release would do): pairs with the acquire exchange of
+     * the word in aos__ucx_ack_send; set before the flag, so a sender
+     * that takes the flag finds the bit. */
+    (void)aos__fetch_or_seq_cst(&U.askers[src / 64], (uint64_t)1 << (src % 64));
     aos__store_release(&U.acks_due, 1); /* pairs with the acquire in aos__ucx_ack_send */
 }
 
@@ -177,8 +181,15 @@ void aos__ucx_ack_send(void)
     sending = 1;
     /* The relaxed look first keeps an idle turn from writing the line;
      * acquire: pairs with the release in aos__ucx_ack_asked. */
+    size_t words = ((size_t)aos__rt.npes + 63) / 64;
     while (aos__load_relaxed(&U.acks_due) != 0 && aos__exchange_acquire(&U.acks_due, 0) != 0)
-        for (int pe = 0; pe < aos__rt.npes; pe++)
-            answer(pe);
+        for (size_t w = 0; w < words; w++) {
+            /* Relaxed look, then acquire: pairs with the handler's or; a
+             * bit set after the exchange comes with the flag again. */
+            if (aos__load_relaxed(&U.askers[w]) == 0)
+                continue;
+            for (uint64_t b = aos__exchange_acquire(&U.askers[w], 0); b != 0; b &= b - 1)
+                answer((int)(w * 64 + (size_t)__builtin_ctzll(b)));
+        }
     sending = 0;
 }

@@ -415,8 +415,14 @@ static int ucx_start(struct aos__runtime *rt)
 {
     memset(&U, 0, sizeof U);
     U.peers = calloc((size_t)rt->npes, sizeof *U.peers);
-    if (U.peers == NULL)
+    U.askers = calloc(((size_t)rt->npes + 63) / 64, sizeof *U.askers);
+    if (U.peers == NULL || U.askers == NULL) {
+        free(U.askers);
+        free(U.peers);
+        U.peers = NULL;
+        U.askers = NULL;
         return AOS_ERR_NO_MEMORY;
+    }
     pthread_mutex_init(&U.lock, NULL);
     pthread_mutex_init(&U.key_lock, NULL);
     for (int pe = 0; pe < rt->npes; pe++)
@@ -450,6 +456,8 @@ fail_peers:
         aos__ucx_coalesce_stop(pe);
     pthread_mutex_destroy(&U.key_lock);
     pthread_mutex_destroy(&U.lock);
+    free(U.askers);
+    U.askers = NULL;
     free(U.peers);
     U.peers = NULL;
     return rc;
@@ -480,6 +488,8 @@ static void ucx_stop(struct aos__runtime *rt)
         aos__ucx_coalesce_stop(pe);
     pthread_mutex_destroy(&U.key_lock);
     pthread_mutex_destroy(&U.lock);
+    free(U.askers);
+    U.askers = NULL;
     free(U.peers);
     U.peers = NULL;
 }

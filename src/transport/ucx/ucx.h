@@ -117,6 +117,8 @@ struct aos__ucx {
     int flush_covers_messages;     /* a flush of a TCP endpoint waits for the target
                                     * after a message too (UCX 1.12 on); set at start */
     uint32_t acks_due;             /* a peer asked for an answer not yet sent (atomic) */
+    uint64_t *askers;              /* a bit per peer that did so (atomic words;
+                                    * ack.c), allocated at start */
 };
 
 extern struct aos__ucx aos__ucx;
