@@ -212,9 +212,9 @@ int aos__ucx_am_coalesced(int pe, const void *buf, size_t len, uint32_t *issuing
  * handler copies it into place as UCP's put handler would; the flush that
  * completes the put covers it as any message (ack.c's request, or TCP's,
  * which after anything was sent waits for the target's answer, both
- * answered after the message in the stream). Only where the target's CPU applies puts anyway, on one
- * ordered stream (lanes.c), so that the messages keep the put's place
- * among the operations to that peer.
+ * answered after the message in the stream). Only where the target's CPU
+ * applies puts anyway, on one ordered stream (lanes.c), so that the
+ * messages keep the put's place among the operations to that peer.
  *
  * A message must fit one TCP segment whole: UCP splits a larger one and
  * the target joins the pieces in a buffer of its own, one copy more. Half

@@ -2,14 +2,14 @@
  *
  * Completion: a blocking put is a put and a flush of its peer (the flush
  * returns once the data is at the target: UCP's, or ack.c's request the
- * peer answers), then a wake. A put with an event
- * waits only until its source may be reused; its event joins the peer's
- * batch, which the next flush of that peer completes (am.c: settle, run by
- * progress, fence and quiet), so a stream of puts costs one flush, not one
- * each. A held put (aos_put_nbi) does not wait for its source either: its
- * requests are left to UCP, and the flush that completes its event waits
- * for them (a flush by request for the target to have applied them, so
- * after the source was read).
+ * peer answers), then a wake. A put with an event waits only until its
+ * source may be reused; its event joins the peer's batch, which the next
+ * flush of that peer completes (am.c: settle, run by progress, fence and
+ * quiet), so a stream of puts costs one flush, not one each. A held put
+ * (aos_put_nbi) does not wait for its source either: its requests are
+ * left to UCP, and the flush that completes its event waits for them (a
+ * flush by request for the target to have applied them, so after the
+ * source was read).
  *
  * Ordering: UCP does not order an atomic after earlier puts on the network.
  * Each peer has an `unflushed` mark, set by puts and posted atomics; a
@@ -34,8 +34,9 @@ struct peer_flush {
 };
 
 /* The covered events complete here, in UCP's callback, which may run on
- * another thread (or called at once, for a flush by request); quiet waits for every flush under way, so that events
- * another thread's flush took are complete when it returns. */
+ * another thread (or called at once, for a flush by request); quiet waits
+ * for every flush under way, so that events another thread's flush took
+ * are complete when it returns. */
 static void peer_flush_done(void *request, ucs_status_t st, void *user_data)
 {
     struct peer_flush *f = user_data;
@@ -208,8 +209,8 @@ static int pieces(int put, char *local, int pe, uint64_t off, size_t len, struct
 
 /* How put_pieces may send a put. */
 enum coalescing {
-    ISSUED,          /* issued on its own */
-    COALESCED,       /* as a record where pe takes it, leaving with the buffer */
+    ISSUED,            /* issued on its own */
+    COALESCED,         /* as a record where pe takes it, leaving with the buffer */
     COALESCED_FLUSHED, /* ...where the caller flushes pe next, which sends it */
 };
 
