@@ -30,7 +30,8 @@
  * slot and ends the flush.
  *
  * The answer is sent after the turn of the worker that ran the handler
- * (or by the next settle), never from the handler itself (ucx.h: handlers
+ * (aos__ucx_drive_once, the only caller of UCP's progress), never from
+ * the handler itself (ucx.h: handlers
  * issue nothing). A peer that is lost answers nothing: the wait ends with
  * the failure. */
 #include "arch/atomics.h"

@@ -710,7 +710,6 @@ void aos__ucx_settle(unsigned how)
     unsigned idle = 0;
     do {
         aos__ucx_coalesce_send_all();
-        aos__ucx_ack_send(); /* asked for in a turn of another thread's */
         int batches = batches_due(how);
         /* Relaxed: a hint; wake_later sets it under the lock, rechecked there. */
         if (aos__load_relaxed(&U.pending) || batches) {

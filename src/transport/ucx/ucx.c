@@ -165,11 +165,12 @@ static int connect_peers(const char *all, const size_t *offs)
             traits = 0;
         p->target_applies = (traits & AOS__UCX_APPLIED_BY_CPU) != 0;
         p->ordered = (traits & AOS__UCX_ORDERED) != 0;
-        /* Both complete what they send as messages with a flush. */
-        int messages_ok = p->ordered && p->target_applies && U.flush_covers_messages;
+        p->acks = p->ordered && p->target_applies;
+        /* Both complete what they send as messages with a flush (UCP's too,
+         * as the transport stops). */
+        int messages_ok = p->acks && U.flush_covers_messages;
         p->co.on = messages_ok && aos__rt.cfg.net_coalesce;
         p->put_messages = messages_ok && U.put_fragment != 0;
-        p->acks = p->ordered && p->target_applies;
         aos__debug("PE %d: writes %s; operations %s", pe,
                    p->target_applies ? "applied by its CPU (no wake messages)"
                                      : "may bypass its CPU (a wake message after each)",

@@ -324,8 +324,8 @@ void aos__ucx_ack_lost(int pe);
  * src sent it. */
 void aos__ucx_ack_asked(int src, uint64_t seq);
 void aos__ucx_ack_heard(int src, uint64_t seq);
-/* Sends the answers peers asked for (after each turn of the worker that
- * handled something, and each settle); nothing inside a handler. */
+/* Sends the answers peers asked for (after each turn of the worker);
+ * nothing inside a handler. */
 void aos__ucx_ack_send(void);
 
 /* printed.c: calls line_fn(line, arg) for each line print writes about obj;
